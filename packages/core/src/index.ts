@@ -1,0 +1,58 @@
+/**
+ * @ampcors/core — AMP cache origin algorithms and a typed CORS origin
+ * verifier. Pure and runtime-agnostic: no `node:` imports, synchronous
+ * wherever possible; runs unchanged on Node, Bun, Deno, Cloudflare Workers
+ * and browsers.
+ *
+ * @packageDocumentation
+ */
+export { AmpCorsError, type AmpCorsErrorCode, isAmpCorsError } from './errors.js';
+export {
+  type AmpCache,
+  CACHES,
+  CACHES_URL,
+  fetchCaches,
+  type FetchCachesOptions,
+  type FetchCachesResult,
+  findCache,
+  validateCaches,
+  type ValidateCachesOptions,
+} from './caches.js';
+export { canonicalDomain, MAX_DOMAIN_LENGTH, MAX_LABEL_LENGTH, unicodeDomain } from './domain-name.js';
+export {
+  basicPrefix,
+  domainPrefix,
+  fallbackPrefix,
+  HASHED_PREFIX_LENGTH,
+  type PrefixForm,
+  type PrefixFormEntry,
+  prefixForms,
+  toolboxPrefix,
+} from './domain-prefix.js';
+export { cacheOrigin, cacheUrl, type CacheUrlOptions, type ServingType } from './cache-url.js';
+export { MAX_ORIGIN_LENGTH, type OriginSyntaxReason, parseOrigin, type ParsedOrigin, type RejectedOrigin } from './origin-header.js';
+export {
+  decodePrefix,
+  findCacheOfHost,
+  type HashedOrigin,
+  type NotReversed,
+  type ReversedOrigin,
+  reverseOrigin,
+  type ReverseFailure,
+  type ReverseOriginOptions,
+  type ReverseOriginResult,
+} from './reverse-origin.js';
+export { matchesPublisher, parsePublisherRules, type PublisherRules, wildcardBaseOf } from './publisher-rules.js';
+export { type AllowEntry, buildAllowSet, type CacheOriginAllowSet } from './allow-set.js';
+export {
+  type AllowedVerdict,
+  type AllowReason,
+  createVerifier,
+  type DeniedVerdict,
+  type DenyReason,
+  type Verdict,
+  type Verifier,
+  type VerifierConfig,
+  type VerifyContext,
+  type Via,
+} from './verifier.js';

@@ -1,0 +1,275 @@
+import { buildAllowSet, type CacheOriginAllowSet } from './allow-set.js';
+import { CACHES, type AmpCache, validateCaches } from './caches.js';
+import type { PrefixForm } from './domain-prefix.js';
+import { AmpCorsError } from './errors.js';
+import { type OriginSyntaxReason, parseOrigin } from './origin-header.js';
+import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from './publisher-rules.js';
+import { findCacheOfHost, reverseOrigin } from './reverse-origin.js';
+
+/** Configuration of {@link createVerifier}. */
+export interface VerifierConfig {
+  /**
+   * Publisher domains: `example.com` trusts that domain; `*.example.com`
+   * trusts it and all its subdomains. Rules on public suffixes are refused.
+   */
+  readonly publishers: readonly string[];
+  /**
+   * Exact publisher origins such as `https://www.example.com` or
+   * `http://localhost:8080`. Default: `https://` + each publisher domain
+   * (and, for a wildcard rule, `https://` + any subdomain), default port.
+   */
+  readonly origins?: readonly string[];
+  /** The AMP caches (default: the bundled {@link CACHES}). */
+  readonly caches?: readonly AmpCache[];
+  /**
+   * Also allow the bare cache origins (`https://cdn.ampproject.org`), used by
+   * very old AMP viewers. Off by default: such an origin can be any page on
+   * the cache, so it does not prove a publisher.
+   */
+  readonly legacyCacheOrigins?: boolean;
+}
+
+/** Request facts besides `Origin` that the AMP CORS protocol uses (SPEC §7). */
+export interface VerifyContext {
+  /** The `AMP-Same-Origin` request header; only the exact value `true` counts. */
+  readonly ampSameOrigin?: string | null | undefined;
+  /** The legacy `__amp_source_origin` query parameter, when present. */
+  readonly sourceOrigin?: string | null | undefined;
+}
+
+/** Why an origin was allowed. */
+export type AllowReason =
+  | 'publisher-origin'
+  | 'cache-origin'
+  | 'cache-origin-hashed'
+  | 'cache-origin-wildcard'
+  | 'legacy-cache-origin'
+  | 'same-origin';
+
+/** Why an origin was denied: stable codes, safe to log and branch on. */
+export type DenyReason =
+  | OriginSyntaxReason
+  | 'insecure-scheme'
+  | 'non-default-port'
+  | 'unknown-origin'
+  | 'unknown-publisher'
+  | 'hashed-unknown'
+  | 'legacy-cache-origin'
+  | 'not-a-label'
+  | 'invalid-punycode'
+  | 'invalid-domain'
+  | 'not-reproducible'
+  | 'source-origin-mismatch';
+
+/** How an allowed request was recognized. */
+export type Via = 'publisher' | 'cache' | 'same-origin';
+
+/** An allowed request: every field says why, so the decision can be explained. */
+export interface AllowedVerdict {
+  readonly allowed: true;
+  /** The raw `Origin` header, or `null` for a same-origin request without one. */
+  readonly origin: string | null;
+  /** How it was recognized. */
+  readonly via: Via;
+  /** The stable reason code. */
+  readonly reason: AllowReason;
+  /** The publisher domain, for cache origins and publisher origins on a domain. */
+  readonly publisherDomain?: string;
+  /** The cache, for cache origins. */
+  readonly cache?: AmpCache;
+  /** The domain prefix, for cache origins. */
+  readonly prefix?: string;
+  /** The algorithm that produced the prefix, for cache origins. */
+  readonly prefixForm?: PrefixForm;
+  /** The `__amp_source_origin` value, present only when it was checked and trusted. */
+  readonly sourceOrigin?: string;
+}
+
+/** A denied request and why. */
+export interface DeniedVerdict {
+  readonly allowed: false;
+  /** The raw `Origin` header as sent (`null` when missing). */
+  readonly origin: string | null;
+  /** The stable reason code. */
+  readonly reason: DenyReason;
+  /** A short human-readable explanation (never echoes more than 80 chars of input). */
+  readonly detail: string;
+  /** The cache, when the origin is on one. */
+  readonly cache?: AmpCache;
+  /** The domain prefix, when one was found. */
+  readonly prefix?: string;
+  /** The publisher domain the prefix spells, when one was found. */
+  readonly publisherDomain?: string;
+}
+
+/** The typed result of {@link Verifier.verify}. */
+export type Verdict = AllowedVerdict | DeniedVerdict;
+
+/** A configured origin verifier. */
+export interface Verifier {
+  /**
+   * Judges a raw `Origin` header (and, optionally, the request's AMP facts).
+   * Never throws, whatever the input.
+   */
+  verify(origin: string | null | undefined, context?: VerifyContext): Verdict;
+  /** True when `origin` is one of the publisher's own origins. */
+  isPublisherOrigin(origin: string): boolean;
+  /** The caches in use. */
+  readonly caches: readonly AmpCache[];
+  /** The precomputed cache-origin allow-set. */
+  readonly allowSet: CacheOriginAllowSet;
+}
+
+function shown(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+}
+
+function deny(origin: string | null, reason: DenyReason, detail: string, extra?: Partial<DeniedVerdict>): DeniedVerdict {
+  return { allowed: false, origin, reason, detail, ...extra };
+}
+
+/**
+ * Creates a verifier for a publisher's configuration. All validation and all
+ * precomputation happens here, so that `verify` is a hash-table lookup for
+ * every allowed cache origin of an exact publisher domain.
+ *
+ * Decision order of `verify`:
+ * 1. no `Origin`: allowed only with `AMP-Same-Origin: true` (SPEC §7);
+ * 2. the raw header is one of the allow-set's cache origins, or a configured
+ *    publisher origin: allowed;
+ * 3. the header is parsed as sent and refused if not canonical (SPEC §6);
+ * 4. on a cache: https and default port only; the bare cache origin only
+ *    with `legacyCacheOrigins`; a hashed prefix not in the allow-set is
+ *    denied; otherwise it is reversed (SPEC §4) and allowed if the result
+ *    falls under a wildcard rule;
+ * 5. elsewhere: allowed by the default origins rule (https, default port, a
+ *    publisher domain) when `origins` was not given;
+ * 6. a present `__amp_source_origin` must be a publisher origin, else the
+ *    request is denied; it never decides what is allowed.
+ *
+ * @throws AmpCorsError for an invalid configuration.
+ * @example
+ * const verifier = createVerifier({ publishers: ['example.com', '*.example.org'] });
+ * verifier.verify('https://example-com.cdn.ampproject.org').allowed // true
+ */
+export function createVerifier(config: VerifierConfig): Verifier {
+  if (typeof config !== 'object' || config === null) throw new AmpCorsError('invalid-option', 'createVerifier needs a configuration object');
+  const caches = config.caches === undefined ? CACHES : validateCaches(config.caches, { trustedOperators: null });
+  const rules = parsePublisherRules(config.publishers, caches);
+  const explicitOrigins = config.origins === undefined ? undefined : parseOrigins(config.origins);
+  const legacy = config.legacyCacheOrigins === true;
+  const allowSet = buildAllowSet(rules.exact, caches);
+
+  const isPublisherOrigin = (origin: string): boolean => {
+    if (explicitOrigins) return explicitOrigins.has(origin);
+    const parsed = parseOrigin(origin);
+    return parsed.ok && parsed.scheme === 'https' && parsed.port === null && matchesPublisher(parsed.host, rules);
+  };
+
+  const withSource = (verdict: AllowedVerdict, context: VerifyContext | undefined): Verdict => {
+    const source = context?.sourceOrigin;
+    if (source === undefined || source === null) return verdict;
+    if (typeof source === 'string' && isPublisherOrigin(source)) return { ...verdict, sourceOrigin: source };
+    return deny(verdict.origin, 'source-origin-mismatch', `__amp_source_origin ${shown(String(source))} is not a publisher origin`);
+  };
+
+  const verify = (origin: string | null | undefined, context?: VerifyContext): Verdict => {
+    try {
+      return judge(origin, context);
+    } catch (error) {
+      // Defence in depth: judge() is written not to throw; if it ever does, deny.
+      return deny(typeof origin === 'string' ? origin : null, 'malformed', `internal error: ${error instanceof Error ? error.message : 'unknown'}`);
+    }
+  };
+
+  const judge = (origin: string | null | undefined, context?: VerifyContext): Verdict => {
+    // 1. No Origin: a same-origin request from the publisher's own page.
+    if (origin === undefined || origin === null || origin === '') {
+      if (context?.ampSameOrigin === 'true') return withSource({ allowed: true, origin: null, via: 'same-origin', reason: 'same-origin' }, context);
+      return deny(null, 'missing', 'no Origin header and no AMP-Same-Origin: true');
+    }
+    if (typeof origin !== 'string') return deny(null, 'malformed', 'Origin is not a string');
+    // 2. Fast path: the exact bytes of an accepted origin.
+    const entry = allowSet.get(origin);
+    if (entry !== undefined) {
+      const hashed = entry.form === 'hash-ascii' || entry.form === 'hash-unicode' || !entry.prefix.includes('-');
+      return withSource(
+        {
+          allowed: true,
+          origin,
+          via: 'cache',
+          reason: hashed ? 'cache-origin-hashed' : 'cache-origin',
+          publisherDomain: entry.publisherDomain,
+          cache: entry.cache,
+          prefix: entry.prefix,
+          prefixForm: entry.form,
+        },
+        context,
+      );
+    }
+    if (explicitOrigins?.has(origin)) return withSource({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin' }, context);
+    // 3. Judge the header as sent.
+    const parsed = parseOrigin(origin);
+    if (!parsed.ok) return deny(origin, parsed.reason, parsed.detail);
+    // 4. Cache origins.
+    const onCache = findCacheOfHost(parsed.host, caches);
+    if (onCache) return judgeCacheOrigin(origin, onCache.cache, onCache.prefix, context);
+    // 5. The publisher's own origins by the default rule.
+    if (!explicitOrigins && parsed.scheme === 'https' && parsed.port === null && matchesPublisher(parsed.host, rules)) {
+      return withSource({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: parsed.host }, context);
+    }
+    return deny(origin, 'unknown-origin', `${shown(origin)} is neither a publisher origin nor a cache origin`);
+  };
+
+  const judgeCacheOrigin = (origin: string, cache: AmpCache, prefix: string | null, context?: VerifyContext): Verdict => {
+    if (prefix === null) {
+      if (legacy && origin === `https://${cache.cacheDomain}`) {
+        return withSource({ allowed: true, origin, via: 'cache', reason: 'legacy-cache-origin', cache }, context);
+      }
+      return deny(origin, 'legacy-cache-origin', `the bare ${cache.name} origin does not identify a publisher (enable legacyCacheOrigins to allow it)`, { cache });
+    }
+    const reversed = reverseOrigin(origin, { caches: [cache] });
+    if (!reversed.ok) return deny(origin, reversed.reason as DenyReason, reversed.detail, { cache, prefix });
+    if (reversed.hashed) {
+      const why = rules.wildcard.size > 0 ? '; a hashed prefix under a wildcard rule cannot be verified: list the domain exactly' : '';
+      return deny(origin, 'hashed-unknown', `hashed prefix of no configured publisher domain${why}`, { cache, prefix });
+    }
+    const base = wildcardBaseOf(reversed.publisherDomain, rules);
+    if (base !== undefined) {
+      return withSource(
+        {
+          allowed: true,
+          origin,
+          via: 'cache',
+          reason: 'cache-origin-wildcard',
+          publisherDomain: reversed.publisherDomain,
+          cache,
+          prefix,
+          prefixForm: reversed.form,
+        },
+        context,
+      );
+    }
+    return deny(origin, 'unknown-publisher', `${reversed.publisherDomain} is not a configured publisher`, {
+      cache,
+      prefix,
+      publisherDomain: reversed.publisherDomain,
+    });
+  };
+
+  return { verify, isPublisherOrigin, caches, allowSet };
+}
+
+function parseOrigins(origins: readonly string[]): ReadonlySet<string> {
+  if (!Array.isArray(origins)) throw new AmpCorsError('invalid-option', 'origins must be an array of origins');
+  const set = new Set<string>();
+  for (const origin of origins) {
+    const parsed = parseOrigin(origin);
+    if (!parsed.ok) {
+      throw new AmpCorsError('invalid-origin', `origins: ${shown(String(origin))} is not a canonical http(s) origin (${parsed.reason}: ${parsed.detail})`);
+    }
+    set.add(origin);
+  }
+  return set;
+}
+
