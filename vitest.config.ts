@@ -12,6 +12,8 @@ export default defineConfig({
       '@ampcors/express': src('express'),
       '@ampcors/koa': src('koa'),
       '@ampcors/fetch': src('fetch'),
+      '@ampcors/redis': src('redis'),
+      '@ampcors/cli': src('cli'),
     },
   },
   test: {
