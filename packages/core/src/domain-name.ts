@@ -10,6 +10,7 @@ const MAX_INPUT_LENGTH = 1024;
 
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const ALL_DIGITS = /^[0-9]+$/;
+const U_LABEL_FORBIDDEN = /[\p{C}\p{Z}\x00-\x2c\x2e\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/u;
 
 function invalid(domain: string, why: string): AmpCorsError {
   const shown = domain.length > 80 ? `${domain.slice(0, 80)}…` : domain;
@@ -71,6 +72,12 @@ function checkPunycodeLabel(domain: string, label: string): void {
   }
   if (back !== label || !/[^\x00-\x7f]/.test(unicode)) {
     throw invalid(domain, `label ${JSON.stringify(label)} is not valid punycode`);
+  }
+  // RFC 5891 §4.2.3.1: a U-label neither begins nor ends with a hyphen, and
+  // holds no control, format (bidi marks, joiners), unassigned, separator or
+  // ASCII punctuation code points.
+  if (unicode.startsWith('-') || unicode.endsWith('-') || U_LABEL_FORBIDDEN.test(unicode)) {
+    throw invalid(domain, `label ${JSON.stringify(label)} decodes to a label that is not a valid U-label`);
   }
 }
 

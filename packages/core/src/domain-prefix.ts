@@ -97,8 +97,8 @@ export interface PrefixFormEntry {
 /**
  * Every prefix a real AMP cache may use for a publisher domain (SPEC §6):
  * the guide's prefix, toolbox-cache-url's prefix of the ASCII and of the
- * Unicode form, and — whenever any of these algorithms hashes the domain —
- * the hash of both its ASCII and its Unicode form. Duplicates are removed,
+ * Unicode form, and — for an IDN, or whenever any of these algorithms hashes
+ * the domain — the hash of both its ASCII and its Unicode form. Duplicates are removed,
  * first form wins. Each is derived from the configured domain alone, so
  * none widens trust.
  *
@@ -116,7 +116,10 @@ export function prefixForms(publisherDomain: string): PrefixFormEntry[] {
   candidates.push({ prefix: toolboxUnicode, form: 'toolbox' });
   const hashAscii = fallbackPrefix(ascii);
   const hashUnicode = unicode === ascii ? hashAscii : fallbackPrefix(unicode);
-  const hashed = [spec, toolboxAscii, toolboxUnicode].some((p) => p === hashAscii || p === hashUnicode);
+  // Hash forms are listed when some algorithm hashes this domain, and for
+  // every IDN: implementations that apply the IDNA Bidi and context rules
+  // (amppackager) hash IDNs the guide's algorithm leaves readable.
+  const hashed = unicode !== ascii || [spec, toolboxAscii, toolboxUnicode].some((p) => p === hashAscii || p === hashUnicode);
   if (hashed) {
     candidates.push({ prefix: hashAscii, form: 'hash-ascii' }, { prefix: hashUnicode, form: 'hash-unicode' });
   }

@@ -1,0 +1,86 @@
+// Differential tests against the reference implementation,
+// @ampproject/toolbox-cache-url 2.10.1 (its CommonJS build, which hashes with
+// node:crypto). Outside the divergence classes of SPEC §6 both must give the
+// same prefix; inside them, ampcors's spec prefix differs in the documented
+// way and toolbox's answer is still one of the accepted prefix forms.
+import { createRequire } from 'node:module';
+import fc from 'fast-check';
+import { toUnicode } from 'punycode/punycode.es6.js';
+import { describe, expect, it } from 'vitest';
+import { domainPrefix, prefixForms, toolboxPrefix } from '../src/index.js';
+import { publisherDomain } from './arbitraries.js';
+
+const toolbox = createRequire(import.meta.url)('@ampproject/toolbox-cache-url') as {
+  createCurlsSubdomain(url: string): Promise<string>;
+};
+const reference = (host: string) => toolbox.createCurlsSubdomain(`https://${host}`);
+
+const LTR = /[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02b8\u0300-\u0590\u0800-\u1fff\u200e\u2c00-\ufb1c\ufe00-\ufe6f\ufefd-\uffff]/;
+const RTL = /[\u0591-\u06ef\u06fa-\u07ff\u200f\ufb1d-\ufdff\ufe70-\ufefc]/;
+
+/** The SPEC §6 class in which toolbox is known to diverge for `ascii`, or null. */
+function divergenceClass(ascii: string): string | null {
+  const unicode = toUnicode(ascii);
+  if (!ascii.includes('.')) return 'no-dot';
+  if (LTR.test(unicode) && RTL.test(unicode)) return 'mixed-direction';
+  if (ascii.slice(2, 4) === '--' && !ascii.startsWith('xn')) return 'own-hyphens-3-4';
+  const basic = domainPrefix(ascii);
+  if (basic.startsWith('xn--0-') || basic.startsWith('0-')) return 'hyphen-rule-on-ascii-or-63-before-wrap';
+  if (!basic.includes('-') && ascii.length > 0) return 'fallback-input-form';
+  return null;
+}
+
+describe('differential: ampcors vs @ampproject/toolbox-cache-url', () => {
+  it('equal prefixes outside the divergence classes; toolbox accepted inside them', async () => {
+    const seen: Record<string, number> = {};
+    await fc.assert(
+      fc.asyncProperty(publisherDomain, async (ascii) => {
+        const theirs = await reference(ascii);
+        const klass = divergenceClass(ascii) ?? 'none';
+        seen[klass] = (seen[klass] ?? 0) + 1;
+        // Our replica of toolbox's algorithm matches it on every input.
+        expect(toolboxPrefix(ascii)).toBe(theirs);
+        if (klass === 'none') expect(domainPrefix(ascii)).toBe(theirs);
+        else expect(prefixForms(ascii).map((f) => f.prefix)).toContain(theirs);
+      }),
+      { numRuns: 600 },
+    );
+    // The generator reaches the plain case and several divergence classes.
+    expect(seen.none ?? 0).toBeGreaterThan(100);
+    expect(Object.keys(seen).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('Unicode input: toolbox hashes the string as given, so both hash forms are accepted', async () => {
+    await fc.assert(
+      fc.asyncProperty(publisherDomain, async (ascii) => {
+        const unicode = toUnicode(ascii);
+        const theirs = await reference(unicode);
+        expect(toolboxPrefix(unicode)).toBe(theirs);
+        expect(prefixForms(ascii).map((f) => f.prefix)).toContain(theirs);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  const classes: Array<[string, string, string]> = [
+    ['no dot: toolbox hashes', 'localhost-example', 'localhost--example'],
+    ['mixed LTR/RTL: toolbox hashes', 'hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c', 'xn--hello------17m6bcba0avc8jki8ee4f0l8bemt4ed'],
+    ['-- at 3–4 of the input: toolbox hashes', 'in--trouble.com', '0-in----trouble-com-0'],
+    ['hyphen rule on the Unicode form: toolbox exempts xn…', 'xn--b-c-pla.com', 'xn--0-b--c-com-0-hcb'],
+  ];
+  it.each(classes)('%s (%s)', async (_, ascii, spec) => {
+    const theirs = await reference(ascii);
+    expect(domainPrefix(ascii)).toBe(spec);
+    expect(theirs).not.toBe(spec);
+    expect(prefixForms(ascii).map((f) => f.prefix)).toContain(theirs);
+  });
+
+  it('63 checked before the 0-…-0 wrap: toolbox can return a 66-character label, ampcors hashes', async () => {
+
+    const ascii = `ab-${'c'.repeat(56)}.de`; // basic label: 63 octets, hyphens at 3–4
+    const theirs = await reference(ascii);
+    expect(theirs.length).toBeGreaterThan(63);
+    expect(domainPrefix(ascii)).toMatch(/^[a-z2-7]{52}$/);
+    expect(prefixForms(ascii).map((f) => f.prefix)).toContain(theirs);
+  });
+});

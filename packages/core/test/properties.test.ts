@@ -1,0 +1,120 @@
+// Property tests of SPEC §4 and §6: the reverse algorithm inverts the forward
+// one, and no origin derived from a domain outside the configured set is
+// ever allowed, in any prefix form, on any cache.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CACHES, cacheOrigin, createVerifier, domainPrefix, prefixForms, reverseOrigin } from '../src/index.js';
+import { publisherDomain } from './arbitraries.js';
+
+describe('round trip (SPEC §4)', () => {
+  it('reverseOrigin(cacheOrigin(d)).publisherDomain === d for every human-readable prefix', () => {
+    let readable = 0;
+    fc.assert(
+      fc.property(publisherDomain, fc.constantFrom(...CACHES), (domain, cache) => {
+        const origin = cacheOrigin(domain, cache);
+        const reversed = reverseOrigin(origin);
+        if (!domainPrefix(domain).includes('-')) {
+          expect(reversed).toMatchObject({ ok: true, hashed: true });
+          return;
+        }
+        readable++;
+        expect(reversed).toMatchObject({ ok: true, hashed: false, publisherDomain: domain, form: 'spec', cache });
+      }),
+      { numRuns: 1000 },
+    );
+    expect(readable).toBeGreaterThan(500);
+  });
+});
+
+describe('attacks (SPEC §6)', () => {
+  it('no origin derived from a domain outside the allowed set is allowed', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(publisherDomain, { minLength: 1, maxLength: 6 }),
+        fc.array(publisherDomain, { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        (allowed, others, wildcard) => {
+          const verifier = createVerifier({ publishers: wildcard ? allowed.map((d) => `*.${d}`) : allowed });
+          const covered = (d: string) => allowed.some((a) => d === a || (wildcard && d.endsWith(`.${a}`)));
+          for (const other of others) {
+            if (covered(other)) continue;
+            for (const cache of CACHES) {
+              for (const { prefix } of prefixForms(other)) {
+                // A different allowed domain may legitimately share a form (SPEC §6 notes it for 0-…-0).
+                const sharedWithAllowed = allowed.some((a) => prefixForms(a).some((f) => f.prefix === prefix));
+                if (sharedWithAllowed) continue;
+                const verdict = verifier.verify(`https://${prefix}.${cache.cacheDomain}`);
+                expect(verdict.allowed, `${other} via ${prefix}.${cache.cacheDomain}`).toBe(false);
+              }
+            }
+            expect(verifier.verify(`https://${other}`).allowed).toBe(false);
+            expect(verifier.verify(`http://${other}`).allowed).toBe(false);
+          }
+          // …while every form of every allowed domain is allowed.
+          if (!wildcard) {
+            for (const a of allowed) {
+              for (const { prefix } of prefixForms(a)) {
+                expect(verifier.verify(`https://${prefix}.${CACHES[0]!.cacheDomain}`).allowed).toBe(true);
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('look-alikes built from an allowed domain are denied', () => {
+    fc.assert(
+      fc.property(publisherDomain, fc.constantFrom('evil-', '-evil', 'evil--', '--evil', '0-', '-0', '-', 'x'), fc.boolean(), (domain, junk, before) => {
+        const verifier = createVerifier({ publishers: [domain] });
+        const prefix = domainPrefix(domain);
+        const forged = before ? `${junk}${prefix}` : `${prefix}${junk}`;
+        fc.pre(!prefixForms(domain).some((f) => f.prefix === forged));
+        expect(verifier.verify(`https://${forged}.cdn.ampproject.org`).allowed).toBe(false);
+        expect(verifier.verify(`https://${prefix}.cdn.ampproject.org.evil.com`).allowed).toBe(false);
+        expect(verifier.verify(`https://${prefix}.evil.com`).allowed).toBe(false);
+        expect(verifier.verify(`https://${prefix}.cdn.ampproject.org.`).allowed).toBe(false);
+        expect(verifier.verify(`https://${prefix.toUpperCase()}.cdn.ampproject.org`).allowed).toBe(prefix === prefix.toUpperCase());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('verify never throws on arbitrary strings, and never allows a non-canonical header', () => {
+    const verifier = createVerifier({ publishers: ['example.com', '*.example.org'] });
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 400 }),
+          fc.string({ maxLength: 64 }).map((s) => `https://${s}.cdn.ampproject.org`),
+          fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => `https://${s}-example-com.cdn.ampproject.org`),
+          fc.constantFrom('https://xn--.cdn.ampproject.org', 'https://xn---.cdn.ampproject.org', 'https://xn--zz-.cdn.ampproject.org', 'https://xn--9999999999999.cdn.ampproject.org'),
+        ),
+        fc.option(fc.string({ maxLength: 20 })),
+        (origin, sameOrigin) => {
+          const verdict = verifier.verify(origin, { ampSameOrigin: sameOrigin });
+          expect(typeof verdict.allowed).toBe('boolean');
+          expect(typeof verdict.reason).toBe('string');
+          if (verdict.allowed && origin !== '') expect(origin).toMatch(/^https:\/\/[a-z0-9.-]+$/);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('a 64 kB header, control characters and invalid punycode are denied with a reason', () => {
+    const verifier = createVerifier({ publishers: ['example.com'] });
+    const cases: Array<[string, string]> = [
+      [`https://${'a'.repeat(65536)}.cdn.ampproject.org`, 'too-long'],
+      ['https://example-com.cdn.ampproject.org\r\nX: y', 'control-character'],
+      ['https://example-com.cdn.ampproject.org\u0000', 'control-character'],
+      [' https://example-com.cdn.ampproject.org', 'control-character'],
+      ['https://xn--9999999999999.cdn.ampproject.org', 'invalid-punycode'],
+      ['https://xn--a.cdn.ampproject.org', 'invalid-domain'],
+      ['https://example-com.cdn.ampproject.org, https://evil.com', 'list'],
+      ['null', 'null-origin'],
+    ];
+    for (const [origin, reason] of cases) expect(verifier.verify(origin)).toMatchObject({ allowed: false, reason });
+  });
+});
