@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { AmpCorsError, cacheOrigin, createVerifier, fallbackPrefix, type AmpCache } from '../src/index.js';
+
+const LONG = `${'long-publisher-domain-name'.repeat(2)}.example.net`; // hashed prefix
+const verifier = createVerifier({ publishers: ['example.com', 'www.example.com', '*.example.org', LONG] });
+
+describe('createVerifier: configuration', () => {
+  const refused: Array<[string, unknown, string]> = [
+    ['a public suffix wildcard', { publishers: ['*.co.uk'] }, 'public-suffix-rule'],
+    ['a private public suffix wildcard', { publishers: ['*.github.io'] }, 'public-suffix-rule'],
+    ['an exact public suffix', { publishers: ['com'] }, 'public-suffix-rule'],
+    ['a rule covering a cache', { publishers: ['*.ampproject.org'] }, 'publisher-covers-cache'],
+    ['a cache domain as publisher', { publishers: ['foo.cdn.ampproject.org'] }, 'publisher-covers-cache'],
+    ['an invalid domain', { publishers: ['exa mple.com'] }, 'invalid-domain'],
+    ['an IP address', { publishers: ['127.0.0.1'] }, 'invalid-domain'],
+    ['a non-canonical origin', { publishers: ['example.com'], origins: ['https://Example.com'] }, 'invalid-origin'],
+    ['an origin with a path', { publishers: ['example.com'], origins: ['https://example.com/'] }, 'invalid-origin'],
+    ['publishers not an array', { publishers: 'example.com' }, 'invalid-option'],
+    ['a cache on a public suffix', { publishers: ['example.com'], caches: [{ id: 'x', name: 'X', cacheDomain: 'com' }] }, 'invalid-cache'],
+  ];
+  it.each(refused)('refuses %s', (_, config, code) => {
+    expect(() => createVerifier(config as never)).toThrow(expect.objectContaining({ name: 'AmpCorsError', code }));
+  });
+  it('refuses a missing configuration with an AmpCorsError', () => {
+    expect(() => createVerifier(undefined as never)).toThrow(AmpCorsError);
+  });
+});
+
+describe('verify: allowed', () => {
+  it('a cache origin of an exact publisher, on every cache', () => {
+    expect(verifier.verify('https://example-com.cdn.ampproject.org')).toMatchObject({
+      allowed: true,
+      via: 'cache',
+      reason: 'cache-origin',
+      publisherDomain: 'example.com',
+      prefix: 'example-com',
+      prefixForm: 'spec',
+      cache: { id: 'google' },
+    });
+    expect(verifier.verify('https://www-example-com.www.bing-amp.com')).toMatchObject({ allowed: true, cache: { id: 'bing' }, publisherDomain: 'www.example.com' });
+  });
+  it('a hashed cache origin from the precomputed allow-set', () => {
+    const origin = cacheOrigin(LONG);
+    expect(origin).toBe(`https://${fallbackPrefix(LONG)}.cdn.ampproject.org`);
+    expect(verifier.verify(origin)).toMatchObject({ allowed: true, reason: 'cache-origin-hashed', publisherDomain: LONG });
+  });
+  it('a cache origin under a wildcard rule, by reversing the prefix', () => {
+    expect(verifier.verify('https://a--b-news-example-org.cdn.ampproject.org')).toMatchObject({
+      allowed: true,
+      reason: 'cache-origin-wildcard',
+      publisherDomain: 'a-b.news.example.org',
+    });
+    expect(verifier.verify('https://example-org.cdn.ampproject.org')).toMatchObject({ allowed: true, publisherDomain: 'example.org' });
+  });
+  it('the publisher origins by the default rule: https, default port, a publisher domain', () => {
+    expect(verifier.verify('https://www.example.com')).toMatchObject({ allowed: true, via: 'publisher', reason: 'publisher-origin' });
+    expect(verifier.verify('https://deep.sub.example.org')).toMatchObject({ allowed: true, via: 'publisher' });
+    expect(verifier.verify('http://www.example.com')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+    expect(verifier.verify('https://www.example.com:8443')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+    expect(verifier.verify('https://api.example.com')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+  });
+  it('explicit origins replace the default rule', () => {
+    const explicit = createVerifier({ publishers: ['example.com'], origins: ['http://localhost:8080', 'https://www.example.com'] });
+    expect(explicit.verify('http://localhost:8080')).toMatchObject({ allowed: true, via: 'publisher' });
+    expect(explicit.verify('https://example.com')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+    expect(explicit.verify('https://example-com.cdn.ampproject.org').allowed).toBe(true);
+  });
+  it('AMP-Same-Origin: true without Origin; only the exact value counts', () => {
+    expect(verifier.verify(undefined, { ampSameOrigin: 'true' })).toMatchObject({ allowed: true, via: 'same-origin', origin: null });
+    for (const value of ['TRUE', 'True', ' true', 'true ', '1', 'yes', '']) {
+      expect(verifier.verify(undefined, { ampSameOrigin: value })).toMatchObject({ allowed: false, reason: 'missing' });
+    }
+    expect(verifier.verify('', { ampSameOrigin: 'true' }).allowed).toBe(true);
+    // With an Origin present, the Origin decides.
+    expect(verifier.verify('https://evil.com', { ampSameOrigin: 'true' })).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+  });
+});
+
+describe('verify: __amp_source_origin (SPEC §7)', () => {
+  it('a trusted source origin is passed on; an untrusted one denies', () => {
+    expect(verifier.verify('https://example-com.cdn.ampproject.org', { sourceOrigin: 'https://example.com' })).toMatchObject({
+      allowed: true,
+      sourceOrigin: 'https://example.com',
+    });
+    expect(verifier.verify('https://example-com.cdn.ampproject.org', { sourceOrigin: 'https://evil.com' })).toMatchObject({
+      allowed: false,
+      reason: 'source-origin-mismatch',
+    });
+  });
+  it('never derives what is allowed (toolbox-cors allows evil-com with __amp_source_origin=https://evil.com)', () => {
+    expect(verifier.verify('https://evil-com.cdn.ampproject.org', { sourceOrigin: 'https://evil.com' })).toMatchObject({
+      allowed: false,
+      reason: 'unknown-publisher',
+    });
+  });
+});
+
+describe('verify: denied with a reason', () => {
+  const denied: Array<[string, string]> = [
+    ['https://evil-com.cdn.ampproject.org', 'unknown-publisher'],
+    ['https://evil-example-com.cdn.ampproject.org', 'unknown-publisher'],
+    ['https://example-com-evil-com.cdn.ampproject.org', 'unknown-publisher'],
+    ['https://example-com.cdn.ampproject.org.evil.com', 'unknown-origin'],
+    ['https://example-comcdn.ampproject.org', 'unknown-origin'],
+    ['https://abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz.cdn.ampproject.org', 'hashed-unknown'],
+    ['https://a.example-com.cdn.ampproject.org', 'not-a-label'],
+    ['https://cdn.ampproject.org', 'legacy-cache-origin'],
+    ['http://example-com.cdn.ampproject.org', 'insecure-scheme'],
+    ['https://example-com.cdn.ampproject.org:8443', 'non-default-port'],
+    ['https://example-com.cdn.ampproject.org:443', 'not-canonical'],
+    ['https://EXAMPLE-COM.cdn.ampproject.org', 'not-canonical'],
+    ['HTTPS://example-com.cdn.ampproject.org', 'not-canonical'],
+    ['https://example-com.cdn.ampproject.org.', 'not-canonical'],
+    ['https://example-com.cdn.ampproject.org/', 'path'],
+    ['https://user@example-com.cdn.ampproject.org', 'userinfo'],
+    ['https://example-com.cdn.ampproject.org https://x', 'control-character'],
+    ['https://example-com.cdn.ampproject.org,https://x', 'list'],
+    ['null', 'null-origin'],
+    ['file://', 'unsupported-scheme'],
+    ['chrome-extension://abc', 'unsupported-scheme'],
+    ['https://0-0-en--us-example-com-0-0.cdn.ampproject.org', 'invalid-domain'],
+    ['https://0-en--us-example-com-0.cdn.ampproject.org', 'unknown-publisher'],
+    ['https://xn--example-com-.cdn.ampproject.org', 'malformed'],
+    ['https://example.com@evil.com', 'userinfo'],
+    ['https://exämple-com.cdn.ampproject.org', 'not-canonical'],
+    ['https://0x7f.0.0.1', 'not-canonical'],
+    ['https://127.1', 'not-canonical'],
+  ];
+  it.each(denied)('%s → %s', (origin, reason) => {
+    expect(verifier.verify(origin)).toMatchObject({ allowed: false, reason });
+  });
+  it('prefix of a trailing-dot domain is not the domain (SPEC §6)', () => {
+    expect(verifier.verify('https://example-com-.cdn.ampproject.org').allowed).toBe(false);
+  });
+  it('a missing Origin', () => {
+    expect(verifier.verify(undefined)).toMatchObject({ allowed: false, reason: 'missing', origin: null });
+    expect(verifier.verify(null)).toMatchObject({ allowed: false, reason: 'missing' });
+  });
+  it('the bare cache origin only with legacyCacheOrigins', () => {
+    const legacy = createVerifier({ publishers: ['example.com'], legacyCacheOrigins: true });
+    expect(legacy.verify('https://cdn.ampproject.org')).toMatchObject({ allowed: true, reason: 'legacy-cache-origin' });
+    expect(legacy.verify('http://cdn.ampproject.org').allowed).toBe(false);
+  });
+  it('details never echo more than 80 characters of input', () => {
+    const verdict = verifier.verify(`https://${'x'.repeat(200)}.com`);
+    expect(verdict.allowed).toBe(false);
+    if (!verdict.allowed) expect(verdict.detail.length).toBeLessThan(160);
+  });
+});
+
+describe('custom caches', () => {
+  const test: AmpCache = { id: 'test', name: 'Test cache', cacheDomain: 'amp.cache.example' };
+  const custom = createVerifier({ publishers: ['example.com'], caches: [test] });
+  it('allow on the configured caches only', () => {
+    expect(custom.verify('https://example-com.amp.cache.example')).toMatchObject({ allowed: true, cache: { id: 'test' } });
+    expect(custom.verify('https://example-com.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+  });
+});
