@@ -56,3 +56,14 @@ export {
   type VerifyContext,
   type Via,
 } from './verifier.js';
+export {
+  EXPLAIN_MAX_SHOWN,
+  type ExplainConfigError,
+  explainOrigin,
+  type ExplainOriginOptions,
+  type ExplainStep,
+  type ExplainStepName,
+  type ExplainStepStatus,
+  type OriginExplanation,
+  type PrefixSource,
+} from './explain-origin.js';
