@@ -59,7 +59,8 @@ export type DenyReason =
   | 'invalid-punycode'
   | 'invalid-domain'
   | 'not-reproducible'
-  | 'source-origin-mismatch';
+  | 'source-origin-mismatch'
+  | 'source-unavailable';
 
 /** How an allowed request was recognized. */
 export type Via = 'publisher' | 'cache' | 'same-origin';

@@ -155,7 +155,7 @@ describe('reverse', () => {
     expect(result.ok && result.prefix).toBe(v.expected);
   });
   it('#7/#8 reverse steps of the guide', () => {
-    const [decode, fold] = ofKind('reverse-step') as [Vector, Vector];
+    const [decode, fold] = ofKind('reverse-step') as unknown as [Vector, Vector];
     // Step 3 alone is punycode decoding; decodePrefix runs steps 3–6.
     expect(toUnicode(decode.input as string)).toBe(decode.expected);
     expect(decodePrefix(decode.input as string)).toBe(toASCII((decode.expected as string).replace(/-com$/, '.com')));

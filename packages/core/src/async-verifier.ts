@@ -1,0 +1,123 @@
+import { canonicalDomain } from './domain-name.js';
+import { parseOrigin } from './origin-header.js';
+import { findCacheOfHost } from './reverse-origin.js';
+import { createVerifier, type DeniedVerdict, type Verdict, type Verifier, type VerifierConfig, type VerifyContext } from './verifier.js';
+
+/**
+ * An asynchronous registry of publisher domains, too large or too changeable
+ * to hold in memory (a Redis set shared by a fleet, a database). It answers
+ * two questions; both may be asked with any string from a request, so a
+ * source must treat them as untrusted keys, never as patterns.
+ */
+export interface PublisherSource {
+  /**
+   * The configured publisher domain (canonical ASCII) that owns this cache
+   * domain prefix in any accepted form (SPEC §6: the guide's, toolbox's, the
+   * ASCII and Unicode hashes), or `undefined`.
+   */
+  publisherOfPrefix(prefix: string): Promise<string | undefined>;
+  /** True when `domain` (canonical ASCII) is a configured publisher domain. */
+  hasPublisher(domain: string): Promise<boolean>;
+}
+
+/** Configuration of {@link createAsyncVerifier}: the verifier's, plus the source. */
+export interface AsyncVerifierConfig extends Omit<VerifierConfig, 'publishers'> {
+  /** Publisher rules held in memory (checked first, synchronously). Default: none. */
+  readonly publishers?: readonly string[];
+  /** The shared registry consulted for origins the in-memory rules do not allow. */
+  readonly source: PublisherSource;
+}
+
+/** A verifier whose answer is synchronous when memory decides, a promise when the source must be asked. */
+export interface AsyncVerifier {
+  /** Judges an `Origin`; never throws and never rejects. */
+  verify(origin: string | null | undefined, context?: VerifyContext): Verdict | Promise<Verdict>;
+  /** The in-memory verifier consulted first. */
+  readonly memory: Verifier;
+}
+
+// Denials the source may overturn: an unknown publisher's readable prefix, an
+// unknown hashed prefix, and a https origin on the default port that is no
+// configured publisher origin. Every other denial (syntax, scheme, port,
+// source-origin mismatch…) stands whatever the source says.
+const SOURCE_CAN_DECIDE: ReadonlySet<string> = new Set(['unknown-publisher', 'hashed-unknown', 'unknown-origin']);
+
+function isCanonicalDomain(domain: unknown): boolean {
+  try {
+    return typeof domain === 'string' && canonicalDomain(domain) === domain;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Creates a verifier backed by an asynchronous {@link PublisherSource}: the
+ * in-memory rules answer first, with no promise; only an origin they deny as
+ * unknown is looked up in the source. A source that fails (throws or
+ * rejects) denies with reason `source-unavailable` — never allows.
+ *
+ * @example
+ * const verifier = createAsyncVerifier({ source: redisSource });
+ * const verdict = await verifier.verify('https://shop-example-com.cdn.ampproject.org');
+ */
+export function createAsyncVerifier(config: AsyncVerifierConfig): AsyncVerifier {
+  const { source, publishers = [], ...rest } = config;
+  const memory = createVerifier({ ...rest, publishers });
+  const explicitOrigins = rest.origins !== undefined;
+
+  const fromSource = async (verdict: DeniedVerdict, origin: string, context: VerifyContext | undefined): Promise<Verdict> => {
+    try {
+      const parsed = parseOrigin(origin);
+      if (!parsed.ok) return verdict;
+      const onCache = findCacheOfHost(parsed.host, memory.caches);
+      let publisherDomain: string | undefined;
+      let via: 'cache' | 'publisher';
+      if (onCache && onCache.prefix !== null && parsed.scheme === 'https' && parsed.port === null) {
+        publisherDomain = await source.publisherOfPrefix(onCache.prefix);
+        via = 'cache';
+      } else if (!onCache && !explicitOrigins && parsed.scheme === 'https' && parsed.port === null) {
+        publisherDomain = (await source.hasPublisher(parsed.host)) ? parsed.host : undefined;
+        via = 'publisher';
+      } else {
+        return verdict;
+      }
+      if (publisherDomain === undefined || !isCanonicalDomain(publisherDomain)) return verdict;
+      const allowed: Verdict =
+        via === 'cache'
+          ? {
+              allowed: true,
+              origin,
+              via,
+              reason: onCache?.prefix?.includes('-') ? 'cache-origin' : 'cache-origin-hashed',
+              publisherDomain,
+              cache: onCache!.cache,
+              prefix: onCache!.prefix!,
+            }
+          : { allowed: true, origin, via, reason: 'publisher-origin', publisherDomain };
+      const source_ = context?.sourceOrigin;
+      if (source_ === undefined || source_ === null) return allowed;
+      if (memory.isPublisherOrigin(source_)) return { ...allowed, sourceOrigin: source_ };
+      const host = parseOrigin(source_);
+      if (!explicitOrigins && host.ok && host.scheme === 'https' && host.port === null && (await source.hasPublisher(host.host))) {
+        return { ...allowed, sourceOrigin: source_ };
+      }
+      return { allowed: false, origin, reason: 'source-origin-mismatch', detail: '__amp_source_origin is not a publisher origin' };
+    } catch (error) {
+      return {
+        allowed: false,
+        origin,
+        reason: 'source-unavailable',
+        detail: `publisher source failed: ${error instanceof Error ? error.message.slice(0, 80) : 'unknown error'}`,
+      };
+    }
+  };
+
+  return {
+    memory,
+    verify(origin, context) {
+      const verdict = memory.verify(origin, context);
+      if (verdict.allowed || !SOURCE_CAN_DECIDE.has(verdict.reason) || typeof origin !== 'string') return verdict;
+      return fromSource(verdict, origin, context);
+    },
+  };
+}
