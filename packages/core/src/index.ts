@@ -67,3 +67,24 @@ export {
   type OriginExplanation,
   type PrefixSource,
 } from './explain-origin.js';
+export {
+  AMP_REDIRECT_TO,
+  AMP_SOURCE_ORIGIN_HEADER,
+  ampRedirectTo,
+  appendVary,
+  type CorsOptions,
+  type CorsPlan,
+  type CorsRequest,
+  DEFAULT_METHODS,
+  type EmailSender,
+  isPreflight,
+  normalizeCorsOptions,
+  type NormalizedCorsOptions,
+  type OnDenied,
+  planCors,
+  reflectableHeaders,
+  sourceOriginOfUrl,
+  verifyContextOf,
+} from './cors-response.js';
+export { type AmpCorsConfig, type CorsDecision, type CorsPolicy, createCorsPolicy, type VerdictSource } from './cors-policy.js';
+export { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption, type OriginOptionMode } from './legacy-origin-option.js';
