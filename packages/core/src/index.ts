@@ -88,3 +88,4 @@ export {
 } from './cors-response.js';
 export { type AmpCorsConfig, type CorsDecision, type CorsPolicy, createCorsPolicy, type VerdictSource } from './cors-policy.js';
 export { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption, type OriginOptionMode } from './legacy-origin-option.js';
+export { type AsyncVerifier, type AsyncVerifierConfig, createAsyncVerifier, type PublisherSource } from './async-verifier.js';
