@@ -1,1 +1,210 @@
-export {};
+/**
+ * @ampcors/fetch — AMP-aware CORS for Fetch API handlers
+ * (`(request: Request) => Response`): Node, Bun, Deno, Cloudflare Workers.
+ * A thin adapter: every decision and every header comes from @ampcors/core.
+ *
+ * @packageDocumentation
+ */
+import {
+  type AmpCorsConfig,
+  appendVary,
+  type CorsDecision,
+  type CorsPlan,
+  type CorsPolicy,
+  type CorsRequest,
+  createCorsPolicy,
+  type EmailSender,
+  planCors,
+  sourceOriginOfUrl,
+  type Verdict,
+} from '@ampcors/core';
+
+export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type Verdict, type VerdictSource } from '@ampcors/core';
+
+/** Options of the Fetch adapter: the core configuration plus an error hook. */
+export interface FetchAmpCorsOptions extends AmpCorsConfig {
+  /**
+   * Answers a request whose verifier or handler threw. Default: a plain 500.
+   * `Vary: Origin` is added to whatever it returns.
+   */
+  readonly onError?: (error: unknown, request: Request) => Response | Promise<Response>;
+}
+
+/** A configured Fetch adapter: build it once, use it for every request. */
+export interface FetchAmpCors {
+  /** The validated policy. */
+  readonly policy: CorsPolicy;
+  /** Judges a request (synchronous unless the verifier is asynchronous). */
+  verifyRequest(request: Request): Verdict | Promise<Verdict>;
+  /** The CORS response headers for a request and its verdict (including `Vary`). */
+  corsHeaders(verdict: Verdict, request: Request): Headers;
+  /** Wraps a handler, see {@link withAmpCors}. */
+  wrap<A extends unknown[]>(handler: FetchHandler<A>): (request: Request, ...rest: A) => Promise<Response>;
+}
+
+/** A Fetch API handler; extra arguments (a Worker's `env` and `ctx`) are passed through. */
+export type FetchHandler<A extends unknown[] = []> = (request: Request, ...rest: A) => Response | Promise<Response>;
+
+/** What {@link ampCorsOf} returns for a request that went through {@link withAmpCors}. */
+export interface AmpCorsResult {
+  /** The core verdict. */
+  readonly verdict: Verdict;
+  /** The AMP for Email sender, for AMP for Email requests (when `email` is configured). */
+  readonly email?: EmailSender;
+}
+
+const results = new WeakMap<Request, AmpCorsResult>();
+const adapters = new WeakMap<object, FetchAmpCors>();
+
+/**
+ * The verdict (and email sender) of a request inside a handler wrapped by
+ * {@link withAmpCors}; `undefined` for any other request.
+ */
+export function ampCorsOf(request: Request): AmpCorsResult | undefined {
+  return results.get(request);
+}
+
+function factsOf(request: Request): CorsRequest {
+  const headers = request.headers;
+  return {
+    method: request.method,
+    origin: headers.get('origin'),
+    ampSameOrigin: headers.get('amp-same-origin'),
+    requestMethod: headers.get('access-control-request-method'),
+    requestHeaders: headers.get('access-control-request-headers'),
+    requestPrivateNetwork: headers.get('access-control-request-private-network'),
+    emailSender: headers.get('amp-email-sender'),
+    sourceOrigin: sourceOriginOfUrl(request.url),
+  };
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function planHeaders(plan: CorsPlan, into: Headers): Headers {
+  for (const [name, value] of plan.headers) into.set(name, value);
+  into.set('Vary', appendVary(into.get('Vary'), plan.vary));
+  return into;
+}
+
+function defaultOnError(): Response {
+  return new Response('Internal Server Error\n', { status: 500, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+}
+
+/** Returns `response` with `Vary` extended and `headers` set, copying it when its headers are immutable. */
+function withHeaders(response: Response, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): Response {
+  let target = response;
+  try {
+    target.headers.set('Vary', appendVary(target.headers.get('Vary'), vary));
+  } catch {
+    // Immutable headers (a fetch() result, Response.redirect, Response.error): copy.
+    if (response.status < 200 || response.status > 599) return response;
+    target = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
+    target.headers.set('Vary', appendVary(target.headers.get('Vary'), vary));
+  }
+  for (const [name, value] of headers) target.headers.set(name, value);
+  return target;
+}
+
+/**
+ * Builds a configured Fetch adapter. All validation happens here.
+ *
+ * @throws AmpCorsError for an invalid configuration.
+ */
+export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
+  const policy = createCorsPolicy(options);
+  if (options.onError !== undefined && typeof options.onError !== 'function') {
+    throw new TypeError('onError must be a function');
+  }
+  const onError = options.onError ?? defaultOnError;
+
+  const failed = async (error: unknown, request: Request): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await onError(error, request);
+    } catch {
+      response = defaultOnError();
+    }
+    return withHeaders(response, [], ['Origin']);
+  };
+
+  const respond = async <A extends unknown[]>(decision: CorsDecision, handler: FetchHandler<A>, request: Request, rest: A): Promise<Response> => {
+    const { verdict, plan } = decision;
+    results.set(request, plan.email === undefined ? { verdict } : { verdict, email: plan.email });
+    if (plan.handled) {
+      const headers = planHeaders(plan, new Headers());
+      return new Response(plan.body === '' ? null : plan.body, { status: plan.status, headers });
+    }
+    const response = await handler(request, ...rest);
+    return withHeaders(response, plan.headers, plan.vary);
+  };
+
+  const wrap = <A extends unknown[]>(handler: FetchHandler<A>) => {
+    if (typeof handler !== 'function') throw new TypeError('withAmpCors needs a handler function');
+    return async (request: Request, ...rest: A): Promise<Response> => {
+      try {
+        const decision = policy.decide(factsOf(request));
+        return await respond(isThenable(decision) ? await decision : decision, handler, request, rest);
+      } catch (error) {
+        return failed(error, request);
+      }
+    };
+  };
+
+  const verifyRequest = (request: Request): Verdict | Promise<Verdict> => {
+    const decision = policy.decide(factsOf(request));
+    return isThenable(decision) ? decision.then((d) => d.verdict) : decision.verdict;
+  };
+
+  const corsHeaders = (verdict: Verdict, request: Request): Headers => {
+    const plan = planCors(factsOf(request), verdict, policy.options);
+    return planHeaders(plan.kind === 'reject' ? { ...plan, headers: [] } : plan, new Headers());
+  };
+
+  return { policy, verifyRequest, corsHeaders, wrap };
+}
+
+function adapterOf(options: FetchAmpCorsOptions | FetchAmpCors): FetchAmpCors {
+  if (typeof (options as FetchAmpCors).wrap === 'function' && 'policy' in options) return options as FetchAmpCors;
+  let adapter = adapters.get(options);
+  if (adapter === undefined) {
+    adapter = createAmpCors(options as FetchAmpCorsOptions);
+    adapters.set(options, adapter);
+  }
+  return adapter;
+}
+
+/**
+ * Wraps a Fetch API handler with AMP-aware CORS: preflights are answered,
+ * denied origins get 403 before the handler runs (or no CORS headers with
+ * `onDenied: 'omit'`), allowed responses get the CORS headers. The handler's
+ * status and body are kept; immutable response headers are handled by
+ * copying the response. Inside the handler, {@link ampCorsOf} gives the
+ * verdict. Never throws: failures become `onError`'s response (default 500),
+ * with `Vary: Origin`.
+ *
+ * @throws AmpCorsError for an invalid configuration (at wrap time).
+ * @example
+ * export default { fetch: withAmpCors((request) => Response.json({ ok: true }), { publishers: ['example.com'] }) };
+ */
+export function withAmpCors<A extends unknown[] = []>(handler: FetchHandler<A>, options: FetchAmpCorsOptions | FetchAmpCors): (request: Request, ...rest: A) => Promise<Response> {
+  return adapterOf(options).wrap(handler);
+}
+
+/**
+ * Judges a request for a handler written by hand. The adapter built for an
+ * `options` object is cached, so pass the same object every time (or a
+ * {@link createAmpCors} result). May throw when a custom verifier throws.
+ */
+export function verifyRequest(request: Request, options: FetchAmpCorsOptions | FetchAmpCors): Verdict | Promise<Verdict> {
+  return adapterOf(options).verifyRequest(request);
+}
+
+/**
+ * The CORS headers (with `Vary`) to put on the response to `request`, given
+ * its verdict from {@link verifyRequest}. For a denied request only `Vary`.
+ */
+export function corsHeaders(verdict: Verdict, request: Request, options: FetchAmpCorsOptions | FetchAmpCors): Headers {
+  return adapterOf(options).corsHeaders(verdict, request);
+}

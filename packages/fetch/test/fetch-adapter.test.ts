@@ -1,0 +1,86 @@
+import { createVerifier } from '@ampcors/core';
+import { ampCorsOf, corsHeaders, createAmpCors, verifyRequest, withAmpCors } from '@ampcors/fetch';
+import { describe, expect, it } from 'vitest';
+
+const CACHE = 'https://example-com.cdn.ampproject.org';
+const options = { publishers: ['example.com'] };
+const get = (origin?: string, extra: Record<string, string> = {}) =>
+  new Request('https://api.example.com/items', { headers: { ...(origin ? { Origin: origin } : {}), ...extra } });
+
+describe('withAmpCors', () => {
+  it('keeps status and body and adds the CORS headers', async () => {
+    const handler = withAmpCors(() => new Response('created', { status: 201, headers: { Vary: 'Accept-Encoding' } }), options);
+    const response = await handler(get(CACHE));
+    expect(response.status).toBe(201);
+    expect(await response.text()).toBe('created');
+    expect(response.headers.get('access-control-allow-origin')).toBe(CACHE);
+    expect(response.headers.get('vary')).toBe('Accept-Encoding, Origin');
+  });
+  it('copies responses with immutable headers (Response.redirect)', async () => {
+    const handler = withAmpCors(() => Response.redirect('https://www.example.com/next', 302), options);
+    const response = await handler(get(CACHE));
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('https://www.example.com/next');
+    expect(response.headers.get('access-control-allow-origin')).toBe(CACHE);
+    expect(response.headers.get('vary')).toBe('Origin');
+  });
+  it('gives the handler its verdict and passes extra arguments through', async () => {
+    const handler = withAmpCors((request: Request, env: { name: string }) => Response.json({ reason: ampCorsOf(request)?.verdict.allowed && ampCorsOf(request)?.verdict.reason, env: env.name }), options);
+    const response = await handler(get(CACHE), { name: 'worker-env' });
+    expect(await response.json()).toEqual({ reason: 'cache-origin', env: 'worker-env' });
+  });
+  it('turns a throwing handler, verifier or onError into a 500 with Vary', async () => {
+    const boom = withAmpCors(() => {
+      throw new Error('handler failed');
+    }, options);
+    const response = await boom(get(CACHE));
+    expect(response.status).toBe(500);
+    expect(response.headers.get('vary')).toBe('Origin');
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    const badVerifier = withAmpCors(() => new Response('never'), {
+      verifier: {
+        verify: () => {
+          throw new Error('verifier down');
+        },
+      },
+      onError: () => {
+        throw new Error('hook failed too');
+      },
+    });
+    const second = await badVerifier(get(CACHE));
+    expect([second.status, second.headers.get('vary')]).toEqual([500, 'Origin']);
+    const custom = withAmpCors(() => new Response('never'), { verifier: { verify: async () => Promise.reject(new Error('redis down')) }, onError: () => new Response('try later', { status: 503 }) });
+    const third = await custom(get(CACHE));
+    expect([third.status, await third.text(), third.headers.get('vary')]).toEqual([503, 'try later', 'Origin']);
+  });
+  it('refuses a bad configuration when wrapping', () => {
+    expect(() => withAmpCors(() => new Response(''), { publishers: ['com'] })).toThrow(/public suffix|com/);
+    expect(() => withAmpCors(() => new Response(''), { publishers: ['example.com'], onDenied: 'maybe' as never })).toThrow(/onDenied/);
+  });
+});
+
+describe('verifyRequest and corsHeaders', () => {
+  const adapter = createAmpCors({ verifier: createVerifier(options), exposedHeaders: ['X-Total'] });
+  it('verify synchronously with a synchronous verifier', () => {
+    const verdict = verifyRequest(get(CACHE), adapter);
+    expect(verdict).not.toBeInstanceOf(Promise);
+    expect(verdict).toMatchObject({ allowed: true, via: 'cache' });
+  });
+  it('build the headers for a verdict', () => {
+    const request = get(CACHE);
+    const headers = corsHeaders(verifyRequest(request, adapter) as never, request, adapter);
+    expect(Object.fromEntries(headers)).toEqual({
+      'access-control-allow-origin': CACHE,
+      'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': 'AMP-Redirect-To, X-Total',
+      vary: 'Origin',
+    });
+    const denied = get('https://evil.com');
+    expect(Object.fromEntries(corsHeaders(verifyRequest(denied, options) as never, denied, options))).toEqual({ vary: 'Origin' });
+  });
+  it('await an asynchronous verifier', async () => {
+    const sync = createVerifier(options);
+    const verdict = await verifyRequest(get('https://example.com'), { verifier: { verify: async (origin, context) => sync.verify(origin, context) } });
+    expect(verdict).toMatchObject({ allowed: true, via: 'publisher' });
+  });
+});
