@@ -90,3 +90,7 @@ export {
 export { type AmpCorsConfig, type CorsDecision, type CorsPolicy, createCorsPolicy, type VerdictSource } from './cors-policy.js';
 export { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption, type OriginOptionMode } from './legacy-origin-option.js';
 export { type AsyncVerifier, type AsyncVerifierConfig, createAsyncVerifier, type PublisherSource } from './async-verifier.js';
+export { canonicalHost, isIpHost } from './canonical-host.js';
+export { type CanonicalUrlParts, canonicalizeUrl, canonicalUrlParts } from './canonical-url.js';
+export { urlExpressions } from './url-expressions.js';
+export { hashPrefix, hashPrefixHex, type HashPrefixLength, sha256Utf8 } from './hash-prefix.js';

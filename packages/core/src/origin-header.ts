@@ -100,7 +100,9 @@ export function parseOrigin(raw: string | null | undefined): ParsedOrigin | Reje
     if (host !== host.toLowerCase()) return reject('not-canonical', 'host is not lowercase');
     if (host.endsWith('.')) return reject('not-canonical', 'trailing dot in host');
     if (host.length > 253 || !HOST_NAME.test(host)) return reject('malformed', 'host is not a valid host name');
-    if (/^[0-9.]+$/.test(host) || /^0x/.test(host) || /\.(?:0x[0-9a-f]*|[0-9]+)$/.test(host)) {
+    // A host whose last label is numeric (decimal or 0x-hex) is parsed as IPv4
+    // by browsers (WHATWG URL), so it must be in dotted-decimal form.
+    if (/(?:^|\.)(?:0x[0-9a-f]*|[0-9]+)$/.test(host)) {
       if (!DOTTED_QUAD.test(host)) return reject('not-canonical', 'IPv4 address not in dotted-decimal form');
     }
   }

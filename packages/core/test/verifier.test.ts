@@ -125,12 +125,18 @@ describe('verify: denied with a reason', () => {
     ['https://exämple-com.cdn.ampproject.org', 'not-canonical'],
     ['https://0x7f.0.0.1', 'not-canonical'],
     ['https://127.1', 'not-canonical'],
+    ['https://1.2.3.0x4', 'not-canonical'],
   ];
   it.each(denied)('%s → %s', (origin, reason) => {
     expect(verifier.verify(origin)).toMatchObject({ allowed: false, reason });
   });
   it('prefix of a trailing-dot domain is not the domain (SPEC §6)', () => {
     expect(verifier.verify('https://example-com-.cdn.ampproject.org').allowed).toBe(false);
+  });
+  it('a host starting with 0x is a name, not an IPv4 address', () => {
+    const hex = createVerifier({ publishers: ['0xbeef.example.com', '*.example.net'] });
+    expect(hex.verify('https://0xbeef.example.com')).toMatchObject({ allowed: true, via: 'publisher' });
+    expect(hex.verify('https://0xa-example-net.cdn.ampproject.org')).toMatchObject({ allowed: true, publisherDomain: '0xa.example.net' });
   });
   it('a missing Origin', () => {
     expect(verifier.verify(undefined)).toMatchObject({ allowed: false, reason: 'missing', origin: null });
