@@ -90,6 +90,17 @@ export {
 export { type AmpCorsConfig, type CorsDecision, type CorsPolicy, createCorsPolicy, type VerdictSource } from './cors-policy.js';
 export { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption, type OriginOptionMode } from './legacy-origin-option.js';
 export { type AsyncVerifier, type AsyncVerifierConfig, createAsyncVerifier, type PublisherSource } from './async-verifier.js';
+export {
+  ALLOW_SET_VERSION,
+  type AllowSetBuilder,
+  type AllowSetEncoding,
+  type AllowSetVerdict,
+  type CompactAllowSet,
+  compileAllowSet,
+  type CompileAllowSetOptions,
+  createAllowSetBuilder,
+  loadAllowSet,
+} from './compact-allow-set.js';
 export { canonicalHost, isIpHost } from './canonical-host.js';
 export { type CanonicalUrlParts, canonicalizeUrl, canonicalUrlParts } from './canonical-url.js';
 export { urlExpressions } from './url-expressions.js';
