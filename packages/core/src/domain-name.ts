@@ -10,6 +10,8 @@ const MAX_INPUT_LENGTH = 1024;
 
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const ALL_DIGITS = /^[0-9]+$/;
+// LDH labels of 1–63 octets, the last one not all digits.
+const CANONICAL_ASCII = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*(?=[a-z0-9-]*[a-z-])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const U_LABEL_FORBIDDEN = /[\p{C}\p{Z}\x00-\x2c\x2e\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/u;
 
 function invalid(domain: string, why: string): AmpCorsError {
@@ -33,6 +35,8 @@ function invalid(domain: string, why: string): AmpCorsError {
  */
 export function canonicalDomain(domain: string): string {
   if (typeof domain !== 'string') throw invalid(String(domain), 'not a string');
+  // Fast path: an already canonical plain-ASCII name (no punycode labels).
+  if (domain.length <= MAX_DOMAIN_LENGTH && CANONICAL_ASCII.test(domain) && !domain.includes('xn--')) return domain;
   if (domain.length === 0) throw invalid(domain, 'empty');
   if (domain.length > MAX_INPUT_LENGTH) throw invalid(domain, `longer than ${MAX_INPUT_LENGTH} characters`);
   let name = domain.endsWith('.') ? domain.slice(0, -1) : domain;

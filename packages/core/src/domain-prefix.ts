@@ -20,10 +20,10 @@ export function basicPrefix(asciiDomain: string): string {
   let label = unicode.replaceAll('-', '--').replaceAll('.', '-');
   // Step 4: hyphens at positions 3 and 4 (1-based, in code points) are
   // reserved for IDNA (amphtml#26205): wrap in '0-' … '-0'.
-  const points = Array.from(label.slice(0, 8));
+  const points = unicode === asciiDomain ? label : Array.from(label.slice(0, 8));
   if (points[2] === '-' && points[3] === '-') label = `0-${label}-0`;
   // Step 5: punycode-encode (IDNA to ASCII) the single label.
-  return toASCII(label);
+  return unicode === asciiDomain ? label : toASCII(label);
 }
 
 /**
@@ -59,6 +59,8 @@ export function domainPrefix(publisherDomain: string): string {
 const LEFT_TO_RIGHT = /[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02b8\u0300-\u0590\u0800-\u1fff\u200e\u2c00-\ufb1c\ufe00-\ufe6f\ufefd-\uffff]/;
 const RIGHT_TO_LEFT = /[\u0591-\u06ef\u06fa-\u07ff\u200f\ufb1d-\ufdff\ufe70-\ufefc]/;
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 function hyphensAt3And4(s: string): boolean {
   return s.slice(2, 4) === '--' && s.slice(0, 2) !== 'xn';
 }
@@ -73,14 +75,24 @@ function hyphensAt3And4(s: string): boolean {
  * a cache running that code would produce.
  */
 export function toolboxPrefix(host: string): string {
-  const unicode = toUnicode(host);
+  return toolboxForm(host).prefix;
+}
+
+/** {@link toolboxPrefix}, saying whether the result is a hash. */
+function toolboxForm(host: string): { prefix: string; hashed: boolean } {
+  const plain = !NON_ASCII.test(host) && !host.includes('xn--');
+  const unicode = plain ? host : toUnicode(host);
   const basicAllowed =
-    !hyphensAt3And4(host) && host.length <= MAX_LABEL_LENGTH && !(LEFT_TO_RIGHT.test(unicode) && RIGHT_TO_LEFT.test(unicode)) && host.includes('.');
-  if (!basicAllowed) return fallbackPrefix(host);
-  let label = toASCII(unicode.split('-').join('--').split('.').join('-')).toLowerCase();
-  if (label.length > MAX_LABEL_LENGTH) return fallbackPrefix(host);
+    !hyphensAt3And4(host) &&
+    host.length <= MAX_LABEL_LENGTH &&
+    host.includes('.') &&
+    (plain || !(LEFT_TO_RIGHT.test(unicode) && RIGHT_TO_LEFT.test(unicode)));
+  if (!basicAllowed) return { prefix: fallbackPrefix(host), hashed: true };
+  const joined = unicode.split('-').join('--').split('.').join('-');
+  let label = (plain ? joined : toASCII(joined)).toLowerCase();
+  if (label.length > MAX_LABEL_LENGTH) return { prefix: fallbackPrefix(host), hashed: true };
   if (hyphensAt3And4(label)) label = `0-${label}-0`;
-  return label;
+  return { prefix: label, hashed: false };
 }
 
 /** Which algorithm produced a prefix (SPEC §6). */
@@ -108,21 +120,23 @@ export interface PrefixFormEntry {
 export function prefixForms(publisherDomain: string): PrefixFormEntry[] {
   const ascii = canonicalDomain(publisherDomain);
   const unicode = unicodeDomain(ascii);
-  const spec = domainPrefix(ascii);
+  const basic = basicPrefix(ascii);
+  const specHashed = basic.length > MAX_LABEL_LENGTH;
+  const spec = specHashed ? fallbackPrefix(ascii) : basic;
   const candidates: PrefixFormEntry[] = [{ prefix: spec, form: 'spec' }];
-  const toolboxAscii = toolboxPrefix(ascii);
-  candidates.push({ prefix: toolboxAscii, form: 'toolbox' });
-  const toolboxUnicode = unicode === ascii ? toolboxAscii : toolboxPrefix(unicode);
-  candidates.push({ prefix: toolboxUnicode, form: 'toolbox' });
-  const hashAscii = fallbackPrefix(ascii);
-  const hashUnicode = unicode === ascii ? hashAscii : fallbackPrefix(unicode);
+  const toolboxAscii = toolboxForm(ascii);
+  candidates.push({ prefix: toolboxAscii.prefix, form: 'toolbox' });
+  const toolboxUnicode = unicode === ascii ? toolboxAscii : toolboxForm(unicode);
+  candidates.push({ prefix: toolboxUnicode.prefix, form: 'toolbox' });
   // Hash forms are listed when some algorithm hashes this domain, and for
   // every IDN: implementations that apply the IDNA Bidi and context rules
   // (amppackager) hash IDNs the guide's algorithm leaves readable.
-  const hashed = unicode !== ascii || [spec, toolboxAscii, toolboxUnicode].some((p) => p === hashAscii || p === hashUnicode);
-  if (hashed) {
-    candidates.push({ prefix: hashAscii, form: 'hash-ascii' }, { prefix: hashUnicode, form: 'hash-unicode' });
+  if (unicode !== ascii || specHashed || toolboxAscii.hashed || toolboxUnicode.hashed) {
+    const hashAscii = fallbackPrefix(ascii);
+    candidates.push({ prefix: hashAscii, form: 'hash-ascii' });
+    candidates.push({ prefix: unicode === ascii ? hashAscii : fallbackPrefix(unicode), form: 'hash-unicode' });
   }
+  if (candidates[1]!.prefix === spec && candidates[2]!.prefix === spec && candidates.length === 3) return [candidates[0]!];
   const seen = new Set<string>();
   return candidates.filter((c) => (seen.has(c.prefix) ? false : (seen.add(c.prefix), true)));
 }
