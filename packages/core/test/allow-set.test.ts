@@ -1,0 +1,103 @@
+// The compact allow-set (prefix table + recent-origin memo) must answer
+// exactly like a map from every accepted origin string to its entry, built
+// from prefixForms × caches with the first listed domain winning.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type AllowEntry, type AmpCache, buildAllowSet, CACHES, prefixForms } from '../src/index.js';
+import { asciiLabel, publisherDomain } from './arbitraries.js';
+
+/** The reference: one entry per origin string, in insertion order. */
+function referenceMap(domains: readonly string[], caches: readonly AmpCache[]): Map<string, AllowEntry> {
+  const map = new Map<string, AllowEntry>();
+  for (const domain of domains) {
+    for (const { prefix, form } of prefixForms(domain)) {
+      for (const cache of caches) {
+        const origin = `https://${prefix}.${cache.cacheDomain}`;
+        if (!map.has(origin)) map.set(origin, { publisherDomain: domain, cache, prefix, form });
+      }
+    }
+  }
+  return map;
+}
+
+function expectSameAsReference(domains: readonly string[], caches: readonly AmpCache[] = CACHES): void {
+  const reference = referenceMap(domains, caches);
+  const set = buildAllowSet(domains, caches);
+  expect([...set.entries()]).toEqual([...reference.entries()]);
+  expect(set.size).toBe(reference.size);
+  for (const [origin, entry] of reference) expect(set.get(origin)).toEqual(entry);
+}
+
+const plainDomain = fc
+  .tuple(fc.array(fc.oneof(asciiLabel, fc.constantFrom('en-us', 'ab--c', 'xn-a', 'xnab--c', 'a'.repeat(63))), { minLength: 1, maxLength: 4 }), fc.constantFrom('com', 'co.uk', 'io', 'ab--cd'))
+  .map(([labels, tld]) => `${labels.join('.')}.${tld}`)
+  .filter((domain) => domain.length <= 253);
+
+describe('buildAllowSet', () => {
+  it('lists the same origins, entries and order as prefixForms × caches (ASCII domains)', () => {
+    fc.assert(fc.property(fc.uniqueArray(plainDomain, { minLength: 1, maxLength: 5 }), (domains) => expectSameAsReference(domains)), { numRuns: 300 });
+  });
+
+  it('lists the same origins, entries and order as prefixForms × caches (IDN and mixed domains)', () => {
+    fc.assert(fc.property(fc.uniqueArray(publisherDomain, { minLength: 1, maxLength: 5 }), (domains) => expectSameAsReference(domains)), { numRuns: 200 });
+  });
+
+  it.each([
+    ['hyphens at 3–4', ['en-us.example.com', 'ab--c.example.com', 'xn-a.example.com']],
+    ['fallback of both algorithms', [`${'a'.repeat(40)}.${'b'.repeat(30)}.com`]],
+    ['fallback of toolbox only', ['localhost', `${'a-'.repeat(25)}a.example.com`]],
+    ['toolbox label of 66 octets', [`ab-${'c'.repeat(55)}.com`, `ab-${'c'.repeat(57)}.com`]],
+    ['63 octets exactly', [`${'a'.repeat(59)}.com`, `${'a'.repeat(60)}.com`]],
+    ['IDNs', ['xn--57hw060o.com', 'xn--bcher-kva.com', 'www.xn--p1ai']],
+    ['shared origins: first listed wins', ['en-us.example.com', 'en-us.example.com.', 'EN-US.Example.com', 'example.com']],
+  ])('matches the reference: %s', (_name, domains) => expectSameAsReference(domains));
+
+  it('reports every cache once when a cache domain is listed twice', () => {
+    const twice = [...CACHES, { id: 'copy', name: 'Copy', cacheDomain: CACHES[0]!.cacheDomain }];
+    expectSameAsReference(['example.com', 'en-us.example.org'], twice);
+  });
+
+  it('matches only the exact canonical bytes of an accepted origin', () => {
+    const set = buildAllowSet(['www.example.com'], CACHES);
+    expect(set.get('https://www-example-com.cdn.ampproject.org')).toMatchObject({ publisherDomain: 'www.example.com', form: 'spec', cache: CACHES[0] });
+    expect(set.get('https://www-example-com.www.bing-amp.com')).toMatchObject({ cache: CACHES[1] });
+    for (const variant of [
+      'http://www-example-com.cdn.ampproject.org',
+      'https://WWW-example-com.cdn.ampproject.org',
+      'https://www-example-com.cdn.ampproject.org.',
+      'https://www-example-com.cdn.ampproject.org:443',
+      'https://www-example-com.cdn.ampproject.org/',
+      'https://x.www-example-com.cdn.ampproject.org',
+      'https://www-example-com.ampproject.org',
+      'https://.cdn.ampproject.org',
+      'https://cdn.ampproject.org',
+      'https://www-example-com',
+      'www-example-com.cdn.ampproject.org',
+      `https://${'a'.repeat(10_000)}.cdn.ampproject.org`,
+      '',
+    ]) {
+      expect(set.get(variant), variant).toBeUndefined();
+    }
+  });
+
+  it('answers correctly while the recent-origin memo turns over', () => {
+    const domains = Array.from({ length: 40_000 }, (_, i) => `site${i}.example.com`);
+    const set = buildAllowSet(domains, CACHES);
+    expect(set.size).toBe(80_000);
+    // Two passes over 80,000 origins: more than the memo holds, so entries
+    // are made, remembered, promoted and dropped.
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < domains.length; i += 1) {
+        const cache = CACHES[(i + pass) % 2]!;
+        const entry = set.get(`https://site${i}-example-com.${cache.cacheDomain}`);
+        if (entry === undefined || entry.publisherDomain !== domains[i] || entry.cache !== cache) throw new Error(`wrong entry for ${domains[i]}: ${JSON.stringify(entry)}`);
+      }
+    }
+    expect(set.get('https://site40000-example-com.cdn.ampproject.org')).toBeUndefined();
+  });
+
+  it('refuses a malformed domain', () => {
+    expect(() => buildAllowSet(['exa mple.com'], CACHES)).toThrow(/Invalid domain/);
+    expect(() => buildAllowSet(['1.2.3.4'], CACHES)).toThrow(/Invalid domain/);
+  });
+});
