@@ -1,0 +1,223 @@
+/**
+ * The conformance table: one request and the response every adapter must
+ * give (SPEC §6–7 and issue #3). `headers` values of `null` must be absent.
+ */
+import { cacheOrigin, createVerifier } from '@ampcors/core';
+import type { AdapterOptions, ConformanceRequest } from './harnesses.js';
+
+/** Expected outcome of a scenario. */
+export interface Expectation {
+  readonly status: number;
+  /** Exact values (lowercased names); `null` means the header must be absent. */
+  readonly headers?: Readonly<Record<string, string | null>>;
+  /** Names the `Vary` header must list (case-insensitive). */
+  readonly vary: readonly string[];
+  /** Whether a route handler (and its side effects) ran. */
+  readonly handlerRan: boolean;
+  /** A substring of the body. */
+  readonly bodyIncludes?: string;
+  /** The verdict reason the handler saw. */
+  readonly seenReason?: string;
+}
+
+/** One row of the table. */
+export interface Scenario {
+  readonly name: string;
+  readonly options: AdapterOptions;
+  readonly request: ConformanceRequest;
+  readonly expect: Expectation;
+}
+
+const LONG = 'articles.publisher-with-a-very-long-domain-name.example.net';
+const PUBLISHERS = ['example.com', LONG];
+const base: AdapterOptions = { publishers: PUBLISHERS };
+const CACHE = cacheOrigin('example.com');
+const HASHED = cacheOrigin(LONG);
+const EVIL_CACHE = cacheOrigin('evil.com');
+const MAIL = 'https://mail.google.com';
+const sync = createVerifier({ publishers: PUBLISHERS });
+
+const ACAO = 'access-control-allow-origin';
+const ACAC = 'access-control-allow-credentials';
+const EXPOSE = 'access-control-expose-headers';
+const SOURCE = 'amp-access-control-allow-source-origin';
+const get = (headers: Record<string, string>, path = '/api/items'): ConformanceRequest => ({ method: 'GET', path, headers });
+const post = (headers: Record<string, string>, path = '/api/subscribe'): ConformanceRequest => ({ method: 'POST', path, headers });
+const preflight = (origin: string, extra: Record<string, string> = {}): ConformanceRequest => ({
+  method: 'OPTIONS',
+  path: '/api/items',
+  headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', ...extra },
+});
+
+const allowedGet = (origin: string): Expectation => ({
+  status: 200,
+  headers: { [ACAO]: origin, [ACAC]: 'true', [EXPOSE]: 'AMP-Redirect-To', [SOURCE]: null },
+  vary: ['Origin', 'Accept-Encoding'],
+  handlerRan: true,
+});
+const rejected = (reason: string): Expectation => ({
+  status: 403,
+  headers: { [ACAO]: null, [ACAC]: null },
+  vary: ['Origin'],
+  handlerRan: false,
+  bodyIncludes: reason,
+});
+
+/** The table. */
+export const SCENARIOS: readonly Scenario[] = [
+  { name: 'allowed cache origin, existing Vary kept', options: base, request: get({ Origin: CACHE }), expect: { ...allowedGet(CACHE), seenReason: 'cache-origin' } },
+  { name: 'hashed cache origin of a long domain', options: base, request: get({ Origin: HASHED }), expect: { ...allowedGet(HASHED), seenReason: 'cache-origin-hashed' } },
+  { name: 'publisher origin', options: base, request: get({ Origin: 'https://example.com' }), expect: { ...allowedGet('https://example.com'), seenReason: 'publisher-origin' } },
+  {
+    name: 'same-origin via AMP-Same-Origin: true, POST runs',
+    options: base,
+    request: post({ 'AMP-Same-Origin': 'true' }),
+    expect: { status: 200, headers: { [ACAO]: null, 'amp-redirect-to': 'https://example.com/thanks' }, vary: ['Origin'], handlerRan: true, seenReason: 'same-origin' },
+  },
+  {
+    name: 'no Origin: outside CORS, no headers',
+    options: base,
+    request: get({}),
+    expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null }, vary: ['Origin'], handlerRan: true, seenReason: 'missing' },
+  },
+  { name: 'denied: unknown publisher on a cache', options: base, request: get({ Origin: EVIL_CACHE }), expect: rejected('unknown-publisher') },
+  { name: 'denied: unknown hashed prefix', options: base, request: get({ Origin: `https://${'a'.repeat(52)}.cdn.ampproject.org` }), expect: rejected('hashed-unknown') },
+  { name: 'denied: http publisher origin', options: base, request: get({ Origin: 'http://example.com' }), expect: rejected('unknown-origin') },
+  { name: 'denied: null origin', options: base, request: get({ Origin: 'null' }), expect: rejected('null-origin') },
+  { name: 'denied: non-canonical origin', options: base, request: get({ Origin: 'https://Example-com.cdn.ampproject.org' }), expect: rejected('not-canonical') },
+  { name: 'denied: bare cache origin', options: base, request: get({ Origin: 'https://cdn.ampproject.org' }), expect: rejected('legacy-cache-origin') },
+  { name: 'denied POST: side effect not run', options: base, request: post({ Origin: EVIL_CACHE }), expect: rejected('unknown-publisher') },
+  {
+    name: "onDenied 'omit': no CORS headers, handler runs",
+    options: { ...base, onDenied: 'omit' },
+    request: post({ Origin: EVIL_CACHE }),
+    expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null, 'amp-redirect-to': 'https://example.com/thanks' }, vary: ['Origin'], handlerRan: true },
+  },
+  {
+    name: 'allowed POST: AMP-Redirect-To sent and exposed',
+    options: base,
+    request: post({ Origin: CACHE }),
+    expect: { status: 200, headers: { [ACAO]: CACHE, [EXPOSE]: 'AMP-Redirect-To', 'amp-redirect-to': 'https://example.com/thanks' }, vary: ['Origin'], handlerRan: true },
+  },
+  {
+    name: 'preflight: requested headers reflected minus AMP-Same-Origin',
+    options: base,
+    request: preflight(CACHE, { 'Access-Control-Request-Headers': 'Content-Type, AMP-Same-Origin, X-Requested-With' }),
+    expect: {
+      status: 204,
+      headers: {
+        [ACAO]: CACHE,
+        [ACAC]: 'true',
+        'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE',
+        'access-control-allow-headers': 'Content-Type, X-Requested-With',
+        'access-control-max-age': null,
+        'access-control-allow-private-network': null,
+      },
+      vary: ['Origin', 'Access-Control-Request-Headers'],
+      handlerRan: false,
+    },
+  },
+  {
+    name: 'preflight: only AMP-Same-Origin requested → no Allow-Headers',
+    options: base,
+    request: preflight(CACHE, { 'Access-Control-Request-Headers': 'amp-same-origin' }),
+    expect: { status: 204, headers: { [ACAO]: CACHE, 'access-control-allow-headers': null }, vary: ['Origin', 'Access-Control-Request-Headers'], handlerRan: false },
+  },
+  {
+    name: 'preflight: private network, max-age, status and methods configured',
+    options: { ...base, privateNetworkAccess: true, maxAge: 600, preflightStatus: 200, methods: ['GET', 'POST'] },
+    request: preflight(CACHE, { 'Access-Control-Request-Private-Network': 'true' }),
+    expect: {
+      status: 200,
+      headers: { [ACAO]: CACHE, 'access-control-allow-private-network': 'true', 'access-control-max-age': '600', 'access-control-allow-methods': 'GET,POST' },
+      vary: ['Origin'],
+      handlerRan: false,
+    },
+  },
+  {
+    name: 'preflight: private network not enabled',
+    options: base,
+    request: preflight(CACHE, { 'Access-Control-Request-Private-Network': 'true' }),
+    expect: { status: 204, headers: { [ACAO]: CACHE, 'access-control-allow-private-network': null }, vary: ['Origin'], handlerRan: false },
+  },
+  { name: 'preflight: denied origin', options: base, request: preflight(EVIL_CACHE), expect: rejected('unknown-publisher') },
+  {
+    name: 'preflight: preflightContinue hands over to the handler',
+    options: { ...base, preflightContinue: true },
+    request: preflight(CACHE),
+    expect: { status: 200, headers: { [ACAO]: CACHE }, vary: ['Origin'], handlerRan: true, bodyIncludes: 'handler' },
+  },
+  { name: 'credentials off', options: { ...base, credentials: false }, request: get({ Origin: CACHE }), expect: { ...allowedGet(CACHE), headers: { [ACAO]: CACHE, [ACAC]: null } } },
+  {
+    name: 'exposed headers added to AMP-Redirect-To',
+    options: { ...base, exposedHeaders: ['X-Total-Count'] },
+    request: get({ Origin: CACHE }),
+    expect: { ...allowedGet(CACHE), headers: { [EXPOSE]: 'AMP-Redirect-To, X-Total-Count' } },
+  },
+  {
+    name: '__amp_source_origin trusted: legacy header sent and exposed',
+    options: base,
+    request: get({ Origin: CACHE }, '/api/items?__amp_source_origin=https%3A%2F%2Fexample.com'),
+    expect: { ...allowedGet(CACHE), headers: { [ACAO]: CACHE, [SOURCE]: 'https://example.com', [EXPOSE]: 'AMP-Redirect-To, AMP-Access-Control-Allow-Source-Origin' } },
+  },
+  {
+    name: '__amp_source_origin untrusted on an allowed origin',
+    options: base,
+    request: get({ Origin: CACHE }, '/api/items?__amp_source_origin=https%3A%2F%2Fevil.com'),
+    expect: rejected('source-origin-mismatch'),
+  },
+  {
+    name: '__amp_source_origin never derives trust (toolbox-cors hole)',
+    options: base,
+    request: get({ Origin: EVIL_CACHE }, '/api/items?__amp_source_origin=https%3A%2F%2Fevil.com'),
+    expect: rejected('unknown-publisher'),
+  },
+  {
+    name: 'email v2: trusted sender',
+    options: { ...base, email: { senders: ['news@example.com'] } },
+    request: post({ Origin: MAIL, 'AMP-Email-Sender': 'news@example.com' }),
+    expect: { status: 200, headers: { 'amp-email-allow-sender': 'news@example.com', [ACAO]: null }, vary: ['Origin', 'AMP-Email-Sender'], handlerRan: true },
+  },
+  {
+    name: 'email v2: untrusted sender',
+    options: { ...base, email: { senders: ['news@example.com'] } },
+    request: post({ Origin: MAIL, 'AMP-Email-Sender': 'spam@evil.com' }),
+    expect: { ...rejected('email-sender-denied'), headers: { 'amp-email-allow-sender': null } },
+  },
+  {
+    name: 'email v1: trusted sender in __amp_source_origin',
+    options: { ...base, email: { senders: ['news@example.com'] } },
+    request: post({ Origin: MAIL }, '/api/subscribe?__amp_source_origin=news%40example.com'),
+    expect: { status: 200, headers: { [ACAO]: MAIL, [ACAC]: 'true', [SOURCE]: 'news@example.com', [EXPOSE]: 'AMP-Redirect-To, AMP-Access-Control-Allow-Source-Origin' }, vary: ['Origin'], handlerRan: true },
+  },
+  {
+    name: 'email v1 and v2: v2 wins',
+    options: { ...base, email: { senders: ['news@example.com'] } },
+    request: post({ Origin: MAIL, 'AMP-Email-Sender': 'news@example.com' }, '/api/subscribe?__amp_source_origin=spam%40evil.com'),
+    expect: { status: 200, headers: { 'amp-email-allow-sender': 'news@example.com', [SOURCE]: null, [ACAO]: null }, vary: ['Origin'], handlerRan: true },
+  },
+  {
+    name: 'throwing verifier → 500 with Vary: Origin',
+    options: {
+      verifier: {
+        verify: () => {
+          throw new Error('verifier exploded');
+        },
+      },
+    },
+    request: post({ Origin: CACHE }),
+    expect: { status: 500, headers: { [ACAO]: null }, vary: ['Origin'], handlerRan: false },
+  },
+  {
+    name: 'rejecting async verifier → 500 with Vary: Origin',
+    options: { verifier: { verify: () => Promise.reject(new Error('store unreachable')) } },
+    request: get({ Origin: CACHE }),
+    expect: { status: 500, headers: { [ACAO]: null }, vary: ['Origin'], handlerRan: false },
+  },
+  {
+    name: 'async verifier: allowed',
+    options: { verifier: { verify: async (origin, context) => sync.verify(origin, context) } },
+    request: get({ Origin: HASHED }),
+    expect: { ...allowedGet(HASHED), seenReason: 'cache-origin-hashed' },
+  },
+];
