@@ -1,0 +1,194 @@
+// Runs against a real redis-server (Debian's package, installed here when
+// missing) on a free loopback port, started and stopped by the test.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cacheOrigin, createAsyncVerifier } from '@ampcors/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisRegistry, LocalCache, type RedisRegistry } from '../src/index.js';
+
+const REDIS = '/usr/bin/redis-server';
+let port = 0;
+let server: ChildProcess | undefined;
+const registries: RedisRegistry[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function startRedis(): Promise<void> {
+  server = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function stopRedis(): Promise<void> {
+  const child = server;
+  server = undefined;
+  if (!child || child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+function registry(options: Parameters<typeof createRedisRegistry>[0] = {}): RedisRegistry {
+  const r = createRedisRegistry({ url: `redis://127.0.0.1:${port}`, keyPrefix: `t${registries.length}:`, ...options });
+  registries.push(r);
+  return r;
+}
+
+beforeAll(async () => {
+  if (!existsSync(REDIS)) {
+    console.log('[redis test] installing Debian redis-server…');
+    execFileSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server'], { stdio: 'inherit' });
+  }
+  port = await freePort();
+  await startRedis();
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(registries.map((r) => r.close()));
+  await stopRedis();
+});
+
+describe('LocalCache', () => {
+  it('expires entries and keeps at most max, dropping the least recently used', () => {
+    let now = 0;
+    const cache = new LocalCache<string>(2, () => now);
+    cache.set('a', 'A', 100);
+    cache.set('b', 'B', 100);
+    expect(cache.get('a')).toBe('A');
+    cache.set('c', 'C', 100);
+    expect(cache.get('b')).toBeUndefined();
+    now = 150;
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.getStale('a', 100)).toBe('A');
+    expect(cache.getStale('a', 10)).toBeUndefined();
+  });
+});
+
+describe('Redis registry', () => {
+  it('add and remove are seen by a second instance (a second server of the fleet)', async () => {
+    const keyPrefix = 'fleet:';
+    const a = registry({ keyPrefix, ttlMs: 0, negativeTtlMs: 0 });
+    const b = registry({ keyPrefix, ttlMs: 0, negativeTtlMs: 0 });
+    const verifyB = createAsyncVerifier({ source: b });
+    const origin = cacheOrigin('shop.example');
+    await expect(verifyB.verify(origin)).resolves.toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+    expect(await a.add(['Shop.Example', 'blog.example'])).toBe(2);
+    await expect(verifyB.verify(origin)).resolves.toMatchObject({ allowed: true, publisherDomain: 'shop.example' });
+    await expect(verifyB.verify('https://blog.example')).resolves.toMatchObject({ allowed: true, via: 'publisher' });
+    expect(await a.remove(['shop.example'])).toBe(1);
+    await expect(verifyB.verify(origin)).resolves.toMatchObject({ allowed: false });
+    expect(await b.size()).toBe(1);
+  });
+
+  it('hashed prefixes and every accepted form are registered', async () => {
+    const r = registry();
+    const long = `${'a'.repeat(30)}.${'b'.repeat(30)}.example.net`;
+    await r.add([long, 'in--trouble.com']);
+    const verifier = createAsyncVerifier({ source: r });
+    await expect(verifier.verify(cacheOrigin(long))).resolves.toMatchObject({ allowed: true, reason: 'cache-origin-hashed', publisherDomain: long });
+    await expect(verifier.verify('https://0-in----trouble-com-0.cdn.ampproject.org')).resolves.toMatchObject({ allowed: true });
+    await expect(verifier.verify('https://r5s7rxu53tjelpr7ngbxkxpirbrylvbwcuueckh7gmn5mim5cjna.cdn.ampproject.org')).resolves.toMatchObject({ allowed: true });
+  });
+
+  it('removing one domain leaves a prefix another domain re-registered', async () => {
+    const r = registry({ ttlMs: 0, negativeTtlMs: 0 });
+    await r.add(['x.example']);
+    await r.remove(['y.example']);
+    expect(await r.publisherOfPrefix('x-example')).toBe('x.example');
+  });
+
+  it('the local cache answers until its TTL, then Redis is asked again', async () => {
+    let now = 1_000;
+    const writer = registry({ keyPrefix: 'ttl:' });
+    const reader = registry({ keyPrefix: 'ttl:', ttlMs: 1000, negativeTtlMs: 500, now: () => now });
+    expect(await reader.hasPublisher('late.example')).toBe(false);
+    await writer.add(['late.example']);
+    expect(await reader.hasPublisher('late.example')).toBe(false); // cached negative answer
+    now += 600;
+    expect(await reader.hasPublisher('late.example')).toBe(true);
+    await writer.remove(['late.example']);
+    expect(await reader.hasPublisher('late.example')).toBe(true); // cached positive answer
+    now += 1100;
+    expect(await reader.hasPublisher('late.example')).toBe(false);
+  });
+
+  it('Redis stopped mid-run: fails closed (or serves the cache when asked to), then recovers by itself', async () => {
+    const writer = registry({ keyPrefix: 'down:' });
+    await writer.add(['up.example']);
+    const strict = registry({ keyPrefix: 'down:', ttlMs: 0, negativeTtlMs: 0 });
+    let now = 0;
+    const lenient = registry({ keyPrefix: 'down:', ttlMs: 10, onUnavailable: 'cache-only', now: () => now });
+    const strictVerifier = createAsyncVerifier({ source: strict });
+    const lenientVerifier = createAsyncVerifier({ source: lenient });
+    const origin = cacheOrigin('up.example');
+    await expect(strictVerifier.verify(origin)).resolves.toMatchObject({ allowed: true });
+    await expect(lenientVerifier.verify(origin)).resolves.toMatchObject({ allowed: true });
+
+    await stopRedis();
+    now += 1000; // the lenient cache entry has expired, but is within its stale window
+    await expect(strictVerifier.verify(origin)).resolves.toMatchObject({ allowed: false, reason: 'source-unavailable' });
+    await expect(lenientVerifier.verify(origin)).resolves.toMatchObject({ allowed: true });
+    await expect(lenientVerifier.verify(cacheOrigin('never-seen.example'))).resolves.toMatchObject({ allowed: false, reason: 'source-unavailable' });
+
+    await startRedis(); // a fresh, empty server on the same port
+    const deadline = Date.now() + 10_000;
+    // The clients reconnect by themselves; until then commands fail fast (no offline queue).
+    for (;;) {
+      try {
+        await writer.add(['up.example']);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    let verdict = await strictVerifier.verify(origin);
+    while (!verdict.allowed && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      verdict = await strictVerifier.verify(origin);
+    }
+    expect(verdict).toMatchObject({ allowed: true });
+  }, 30_000);
+
+  it('loads 1M domains in one pipelined run', async () => {
+    const r = registry({ keyPrefix: 'bulk:' });
+    const N = 1_000_000;
+    function* domains() {
+      for (let i = 0; i < N; i++) yield `shop${i}.example${i % 97}.com`;
+    }
+    const started = Date.now();
+    expect(await r.load(domains(), { batchSize: 2000 })).toBe(N);
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`[redis test] loaded ${N} domains in ${seconds.toFixed(1)} s`);
+    expect(await r.size()).toBe(N);
+    const last = N - 1;
+    expect(await r.publisherOfPrefix(`shop${last}-example${last % 97}-com`)).toBe(`shop${last}.example${last % 97}.com`);
+    expect((await createAsyncVerifier({ source: r }).verify(cacheOrigin('shop123456.example72.com'))).allowed).toBe(true);
+  }, 180_000);
+
+  it('refuses bad input with clear errors', async () => {
+    const r = registry();
+    await expect(r.add(['not a domain'])).rejects.toMatchObject({ code: 'invalid-domain' });
+    expect(await r.publisherOfPrefix('x'.repeat(100))).toBeUndefined();
+    expect(() => createRedisRegistry({})).toThrow(expect.objectContaining({ code: 'invalid-option' }));
+  });
+});
