@@ -1,0 +1,158 @@
+/**
+ * Issue #4: Chromium enforces what ampcors decides. Real pages on real
+ * (locally resolved) AMP cache, publisher and hostile origins call an API
+ * guarded by each adapter in turn; the browser, not our own assertions on
+ * headers, decides what the page can read.
+ */
+import { randomUUID } from 'node:crypto';
+import { cacheOrigin } from '@ampcors/core';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADAPTERS, type Adapter, type AdapterApi, createApis, REDIRECT_TO } from './api-apps.js';
+import { clearArtifacts, recordConsole, saveFailureArtifacts } from './artifacts.js';
+import { makeCertificate } from './certificate.js';
+import { ensureChromium, type LaunchedChromium, launchChromium } from './chromium.js';
+import { type OriginServer, startOriginServer } from './origin-server.js';
+import type { PageResult, RequestOutcome } from './pages.js';
+
+/** A publisher domain whose basic prefix is longer than 63, so its cache origin is hashed. */
+const LONG_DOMAIN = 'the-quick-brown-fox-jumps-over-the-lazy-dog.news.publisher-example.com';
+const PUBLISHERS = ['example.com', 'www.example.com', LONG_DOMAIN];
+const API_HOST = 'api.example.com';
+const PUBLISHER_HOST = 'www.example.com';
+const HASHED_ORIGIN = cacheOrigin(LONG_DOMAIN);
+
+interface PageCase {
+  readonly name: string;
+  /** The page URL, without the `api` query parameter. */
+  readonly url: string;
+  readonly allowed: boolean;
+  /** True when the page calls the API on its own origin (`AMP-Same-Origin: true`). */
+  readonly sameOrigin?: boolean;
+}
+
+const PAGES: readonly PageCase[] = [
+  { name: 'Google cache page of example.com', url: 'https://example-com.cdn.ampproject.org/c/s/example.com/page.html', allowed: true },
+  { name: 'Bing cache page of example.com', url: 'https://example-com.www.bing-amp.com/c/s/example.com/page.html', allowed: true },
+  { name: 'hashed cache origin of a long publisher domain', url: `${HASHED_ORIGIN}/c/s/${LONG_DOMAIN}/page.html`, allowed: true },
+  { name: "publisher's own page (same origin)", url: `https://${PUBLISHER_HOST}/page.html`, allowed: true, sameOrigin: true },
+  { name: 'cache page of evil.com', url: 'https://evil-com.cdn.ampproject.org/c/s/evil.com/page.html', allowed: false },
+  { name: 'evil.com page', url: 'https://evil.com/page.html', allowed: false },
+];
+
+/** Names on the certificate and in Chromium's host-resolver rules. */
+const CERTIFICATE_NAMES = ['*.cdn.ampproject.org', '*.www.bing-amp.com', 'example.com', 'www.example.com', API_HOST, 'evil.com'];
+const RESOLVED_HOSTS = ['example.com', '*.example.com', '*.cdn.ampproject.org', '*.www.bing-amp.com', 'evil.com'];
+
+let chromium: LaunchedChromium | undefined;
+let server: OriginServer | undefined;
+let apis: Record<Adapter, AdapterApi>;
+
+beforeAll(async () => {
+  clearArtifacts();
+  await ensureChromium();
+  apis = createApis({ publishers: PUBLISHERS });
+  server = await startOriginServer({
+    certificate: await makeCertificate(CERTIFICATE_NAMES),
+    pageHosts: PAGES.map((page) => new URL(page.url).host),
+    apiHost: API_HOST,
+    publisherHost: PUBLISHER_HOST,
+    apis: Object.fromEntries(ADAPTERS.map((adapter) => [adapter, apis[adapter].handler])),
+  });
+  chromium = await launchChromium(RESOLVED_HOSTS);
+}, 1_200_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close();
+});
+
+const FAILED_TO_FETCH = 'TypeError: Failed to fetch';
+
+function expectRead(outcome: RequestOutcome, session: string): { status: number; body: Record<string, unknown>; redirectTo: string | null } {
+  expect(outcome).toMatchObject({ ok: true, status: 200 });
+  if (!outcome.ok) throw new Error('unreachable');
+  expect(outcome.body).toMatchObject({ session });
+  return { status: outcome.status, body: outcome.body as Record<string, unknown>, redirectTo: outcome.redirectTo };
+}
+
+it('the long publisher domain is served from a hashed cache origin', () => {
+  // Otherwise the hashed-origin page below would test nothing new.
+  expect(new URL(HASHED_ORIGIN).hostname).toMatch(/^[a-z2-7]{52}\.cdn\.ampproject\.org$/);
+});
+
+describe.each(ADAPTERS)('%s adapter in Chromium', (adapter) => {
+  it.each(PAGES)('$name', async (pageCase) => {
+    const { context } = chromium as LaunchedChromium;
+    const origin = new URL(pageCase.url).origin;
+    const apiBase = pageCase.sameOrigin ? `https://${PUBLISHER_HOST}/api/${adapter}` : `https://${API_HOST}/${adapter}`;
+    const session = `s-${randomUUID()}`;
+    const requestsBefore = (server as OriginServer).apiRequests.length;
+    const state = apis[adapter].state;
+    const subscriptionsBefore = state.subscriptions;
+    let page: Page | undefined;
+    let consoleLines: string[] = [];
+    let result: PageResult | undefined;
+    try {
+      await context.clearCookies();
+      page = await context.newPage();
+      consoleLines = recordConsole(page);
+      // A first-party visit to the API's origin sets the SameSite=None cookie.
+      await page.goto(`${new URL(apiBase).origin}/session?value=${session}`);
+      await page.goto(`${pageCase.url}?api=${encodeURIComponent(apiBase)}`);
+      expect(await page.evaluate(() => location.origin)).toBe(origin);
+      await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 10_000 });
+      result = (await page.evaluate(() => (window as unknown as { ampcorsResult: Promise<PageResult> }).ampcorsResult)) as PageResult;
+      const seen = (server as OriginServer).apiRequests.slice(requestsBefore);
+
+      if (pageCase.allowed) {
+        // amp-list: the page reads the JSON, and the cookie reached the API.
+        expect(expectRead(result.list, session).body.items).toEqual(['first', 'second']);
+        // amp-form with a preflight: read, and AMP-Redirect-To is exposed.
+        expect(expectRead(result.form, session).redirectTo).toBe(REDIRECT_TO);
+        expect(expectRead(result.simpleForm, session).redirectTo).toBe(REDIRECT_TO);
+        expect(state.subscriptions).toBe(subscriptionsBefore + 2);
+        if (pageCase.sameOrigin) {
+          // A same-origin GET carries no Origin (AMP-Same-Origin: true decides);
+          // a same-origin POST carries the publisher's Origin.
+          expect(seen.map((r) => [r.method, r.origin])).toEqual([
+            ['GET', null],
+            ['POST', origin],
+            ['POST', origin],
+          ]);
+        } else {
+          expect(seen.map((r) => [r.method, r.origin, r.status])).toEqual([
+            ['GET', origin, 200],
+            ['OPTIONS', origin, expect.any(Number)],
+            ['POST', origin, 200],
+            ['POST', origin, 200],
+          ]);
+        }
+      } else {
+        // The browser hides every answer from the page...
+        expect(result.list).toEqual({ ok: false, error: FAILED_TO_FETCH });
+        expect(result.form).toEqual({ ok: false, error: FAILED_TO_FETCH });
+        expect(result.simpleForm).toEqual({ ok: false, error: FAILED_TO_FETCH });
+        // ...the preflighted POST was never sent, and the simple POST, which the
+        // browser does send, was stopped before the handler ran.
+        expect(seen.every((r) => r.origin === origin)).toBe(true);
+        const posts = seen.filter((r) => r.method === 'POST');
+        expect(posts.map((r) => r.status)).toEqual([403]);
+        expect(seen.some((r) => r.method === 'OPTIONS')).toBe(true);
+        expect(state.subscriptions).toBe(subscriptionsBefore);
+      }
+    } catch (error) {
+      const folder = await saveFailureArtifacts(`${adapter}-${pageCase.name}`, page, consoleLines, {
+        page: pageCase,
+        apiBase,
+        session,
+        result,
+        apiRequests: (server as OriginServer | undefined)?.apiRequests.slice(requestsBefore),
+      });
+      console.error(`[browser] ${adapter} / ${pageCase.name} failed: screenshot and console in ${folder}`);
+      throw error;
+    } finally {
+      await page?.close();
+    }
+  });
+});
