@@ -1,7 +1,7 @@
 /**
  * Every example started as a real process by its own `start` command, then
  * the one shared scenario table over HTTP on 127.0.0.1: the Fetch adapter on
- * Node, Bun, Deno and workerd (miniflare).
+ * Node, Bun, Deno and workerd (miniflare), and the Express and Koa adapters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, type ExampleProcess, startExample } from './example-process.js';
@@ -20,12 +20,14 @@ const TARGETS: readonly Target[] = [
   { example: 'bun', title: '@ampcors/fetch on Bun', runtime: /^bun \d+\.\d+/ },
   { example: 'deno', title: '@ampcors/fetch on Deno', runtime: /^deno \d+\.\d+/ },
   { example: 'cloudflare-worker', title: '@ampcors/fetch on workerd (miniflare)', runtime: /^Cloudflare-Workers$/ },
+  { example: 'express', title: '@ampcors/express on Express 5', runtime: /^node v\d+/ },
+  { example: 'koa', title: '@ampcors/koa on Koa 3', runtime: /^node v\d+/ },
 ];
 
 const started = new Map<string, Promise<ExampleProcess>>();
 
 beforeAll(async () => {
-  ensureBuilt(['core', 'fetch']);
+  ensureBuilt(['core', 'fetch', 'express', 'koa']);
   // Start them all at once; each describe block awaits its own.
   for (const { example } of TARGETS) {
     const child = startExample(example);
