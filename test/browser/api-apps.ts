@@ -90,11 +90,15 @@ function fetchApi(config: AmpCorsConfig, state: ApiState): NodeHandler {
   return nodeHandlerOf(handler);
 }
 
+const MAKERS: Record<Adapter, (config: AmpCorsConfig, state: ApiState) => NodeHandler> = { express: expressApi, koa: koaApi, fetch: fetchApi };
+
+/** Builds the API behind one adapter, with its own state. */
+export function createApi(adapter: Adapter, config: AmpCorsConfig): AdapterApi {
+  const state: ApiState = { subscriptions: 0 };
+  return { handler: MAKERS[adapter](config, state), state };
+}
+
 /** Builds the API once per adapter, each with its own state, from one configuration. */
 export function createApis(config: AmpCorsConfig): Record<Adapter, AdapterApi> {
-  const build = (make: (config: AmpCorsConfig, state: ApiState) => NodeHandler): AdapterApi => {
-    const state: ApiState = { subscriptions: 0 };
-    return { handler: make(config, state), state };
-  };
-  return { express: build(expressApi), koa: build(koaApi), fetch: build(fetchApi) };
+  return { express: createApi('express', config), koa: createApi('koa', config), fetch: createApi('fetch', config) };
 }

@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { cacheOrigin } from '@ampcors/core';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADAPTERS, type Adapter, type AdapterApi, createApis, REDIRECT_TO } from './api-apps.js';
+import { ADAPTERS, type Adapter, type AdapterApi, createApi, createApis, REDIRECT_TO } from './api-apps.js';
 import { clearArtifacts, recordConsole, saveFailureArtifacts } from './artifacts.js';
 import { makeCertificate } from './certificate.js';
 import { ensureChromium, type LaunchedChromium, launchChromium } from './chromium.js';
-import { type OriginServer, startOriginServer } from './origin-server.js';
+import { type ApiRequestRecord, type OriginServer, startOriginServer } from './origin-server.js';
 import type { PageResult, RequestOutcome } from './pages.js';
 
 /** A publisher domain whose basic prefix is longer than 63, so its cache origin is hashed. */
@@ -47,17 +47,20 @@ const RESOLVED_HOSTS = ['example.com', '*.example.com', '*.cdn.ampproject.org', 
 let chromium: LaunchedChromium | undefined;
 let server: OriginServer | undefined;
 let apis: Record<Adapter, AdapterApi>;
+/** Express with `onDenied: 'omit'`, mounted as `omit`: the contrast case. */
+let omitApi: AdapterApi;
 
 beforeAll(async () => {
   clearArtifacts();
   await ensureChromium();
   apis = createApis({ publishers: PUBLISHERS });
+  omitApi = createApi('express', { publishers: PUBLISHERS, onDenied: 'omit' });
   server = await startOriginServer({
     certificate: await makeCertificate(CERTIFICATE_NAMES),
     pageHosts: PAGES.map((page) => new URL(page.url).host),
     apiHost: API_HOST,
     publisherHost: PUBLISHER_HOST,
-    apis: Object.fromEntries(ADAPTERS.map((adapter) => [adapter, apis[adapter].handler])),
+    apis: { ...Object.fromEntries(ADAPTERS.map((adapter) => [adapter, apis[adapter].handler])), omit: omitApi.handler },
   });
   chromium = await launchChromium(RESOLVED_HOSTS);
 }, 1_200_000);
@@ -81,30 +84,65 @@ it('the long publisher domain is served from a hashed cache origin', () => {
   expect(new URL(HASHED_ORIGIN).hostname).toMatch(/^[a-z2-7]{52}\.cdn\.ampproject\.org$/);
 });
 
+/** What one page visit showed: the page's results and the API requests the server answered. */
+interface Visit {
+  readonly origin: string;
+  readonly session: string;
+  readonly result: PageResult;
+  readonly seen: readonly ApiRequestRecord[];
+}
+
+/**
+ * Sets a fresh session cookie on the API's origin, opens the page with
+ * `?api=<apiBase>` and returns what it read. Then runs `check`; on any
+ * failure saves a screenshot, the console and the details, and says where.
+ */
+async function visit(testName: string, pageCase: PageCase, apiBase: string, check: (visit: Visit) => void): Promise<void> {
+  const { context } = chromium as LaunchedChromium;
+  const origin = new URL(pageCase.url).origin;
+  const session = `s-${randomUUID()}`;
+  const requestsBefore = (server as OriginServer).apiRequests.length;
+  let page: Page | undefined;
+  let consoleLines: string[] = [];
+  let result: PageResult | undefined;
+  try {
+    await context.clearCookies();
+    page = await context.newPage();
+    consoleLines = recordConsole(page);
+    // A first-party visit to the API's origin sets the SameSite=None cookie.
+    await page.goto(`${new URL(apiBase).origin}/session?value=${session}`);
+    await page.goto(`${pageCase.url}?api=${encodeURIComponent(apiBase)}`);
+    expect(await page.evaluate(() => location.origin)).toBe(origin);
+    await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 10_000 });
+    result = (await page.evaluate(() => (window as unknown as { ampcorsResult: Promise<PageResult> }).ampcorsResult)) as PageResult;
+    check({ origin, session, result, seen: (server as OriginServer).apiRequests.slice(requestsBefore) });
+  } catch (error) {
+    const folder = await saveFailureArtifacts(testName, page, consoleLines, {
+      page: pageCase,
+      apiBase,
+      session,
+      result,
+      apiRequests: (server as OriginServer | undefined)?.apiRequests.slice(requestsBefore),
+    });
+    console.error(`[browser] ${testName} failed: screenshot and console in ${folder}`);
+    throw error;
+  } finally {
+    await page?.close();
+  }
+}
+
+function expectAllHidden(result: PageResult): void {
+  expect(result.list).toEqual({ ok: false, error: FAILED_TO_FETCH });
+  expect(result.form).toEqual({ ok: false, error: FAILED_TO_FETCH });
+  expect(result.simpleForm).toEqual({ ok: false, error: FAILED_TO_FETCH });
+}
+
 describe.each(ADAPTERS)('%s adapter in Chromium', (adapter) => {
   it.each(PAGES)('$name', async (pageCase) => {
-    const { context } = chromium as LaunchedChromium;
-    const origin = new URL(pageCase.url).origin;
     const apiBase = pageCase.sameOrigin ? `https://${PUBLISHER_HOST}/api/${adapter}` : `https://${API_HOST}/${adapter}`;
-    const session = `s-${randomUUID()}`;
-    const requestsBefore = (server as OriginServer).apiRequests.length;
     const state = apis[adapter].state;
     const subscriptionsBefore = state.subscriptions;
-    let page: Page | undefined;
-    let consoleLines: string[] = [];
-    let result: PageResult | undefined;
-    try {
-      await context.clearCookies();
-      page = await context.newPage();
-      consoleLines = recordConsole(page);
-      // A first-party visit to the API's origin sets the SameSite=None cookie.
-      await page.goto(`${new URL(apiBase).origin}/session?value=${session}`);
-      await page.goto(`${pageCase.url}?api=${encodeURIComponent(apiBase)}`);
-      expect(await page.evaluate(() => location.origin)).toBe(origin);
-      await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 10_000 });
-      result = (await page.evaluate(() => (window as unknown as { ampcorsResult: Promise<PageResult> }).ampcorsResult)) as PageResult;
-      const seen = (server as OriginServer).apiRequests.slice(requestsBefore);
-
+    await visit(`${adapter}-${pageCase.name}`, pageCase, apiBase, ({ origin, session, result, seen }) => {
       if (pageCase.allowed) {
         // amp-list: the page reads the JSON, and the cookie reached the API.
         expect(expectRead(result.list, session).body.items).toEqual(['first', 'second']);
@@ -130,29 +168,26 @@ describe.each(ADAPTERS)('%s adapter in Chromium', (adapter) => {
         }
       } else {
         // The browser hides every answer from the page...
-        expect(result.list).toEqual({ ok: false, error: FAILED_TO_FETCH });
-        expect(result.form).toEqual({ ok: false, error: FAILED_TO_FETCH });
-        expect(result.simpleForm).toEqual({ ok: false, error: FAILED_TO_FETCH });
+        expectAllHidden(result);
         // ...the preflighted POST was never sent, and the simple POST, which the
         // browser does send, was stopped before the handler ran.
         expect(seen.every((r) => r.origin === origin)).toBe(true);
-        const posts = seen.filter((r) => r.method === 'POST');
-        expect(posts.map((r) => r.status)).toEqual([403]);
+        expect(seen.filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([403]);
         expect(seen.some((r) => r.method === 'OPTIONS')).toBe(true);
         expect(state.subscriptions).toBe(subscriptionsBefore);
       }
-    } catch (error) {
-      const folder = await saveFailureArtifacts(`${adapter}-${pageCase.name}`, page, consoleLines, {
-        page: pageCase,
-        apiBase,
-        session,
-        result,
-        apiRequests: (server as OriginServer | undefined)?.apiRequests.slice(requestsBefore),
-      });
-      console.error(`[browser] ${adapter} / ${pageCase.name} failed: screenshot and console in ${folder}`);
-      throw error;
-    } finally {
-      await page?.close();
-    }
+    });
+  });
+});
+
+describe("onDenied: 'omit' (the cors package's behaviour), in Chromium", () => {
+  it('hides every answer from evil.com, yet its simple POST runs the handler: why the default is a 403', async () => {
+    const evil = PAGES.find((page) => page.url.startsWith('https://evil.com/')) as PageCase;
+    const subscriptionsBefore = omitApi.state.subscriptions;
+    await visit('omit-evil.com', evil, `https://${API_HOST}/omit`, ({ result, seen }) => {
+      expectAllHidden(result);
+      expect(seen.filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([200]);
+      expect(omitApi.state.subscriptions).toBe(subscriptionsBefore + 1);
+    });
   });
 });
