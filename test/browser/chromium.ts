@@ -37,7 +37,7 @@ export async function ensureChromium(): Promise<void> {
   const started = Date.now();
   try {
     await run('apt-get', ['update']);
-    await run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium']);
+    await run('apt-get', ['install', '-y', 'chromium']);
   } catch (error) {
     throw new Error(`the browser suite needs Chromium at ${CHROMIUM_PATH} and could not install it (run as root on Debian, or install the chromium package): ${(error as Error).message}`);
   }
