@@ -349,8 +349,10 @@ function compareAt(a: Uint8Array, aOffset: number, b: Uint8Array, length: number
  *   wrong-version or wrong-checksum file — never a partial set.
  * @example loadAllowSet(compileAllowSet(['example.com'])).verifyOrigin('https://example-com.cdn.ampproject.org').allowed // true
  */
-export function loadAllowSet(bytes: Uint8Array): CompactAllowSet {
-  if (!(bytes instanceof Uint8Array)) throw invalidSet('expected a Uint8Array');
+export function loadAllowSet(input: Uint8Array): CompactAllowSet {
+  if (!(input instanceof Uint8Array)) throw invalidSet('expected a Uint8Array');
+  // A plain view: on a Node Buffer (often a slice of a shared pool) `slice` would not copy.
+  const bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   if (bytes.length < FIXED_HEADER + 4 + CHECKSUM_LENGTH) throw invalidSet(`${bytes.length} bytes is too short (truncated?)`);
   if (compareAt(bytes, 0, MAGIC, MAGIC.length) !== 0) throw invalidSet('not an ampcors allow-set (bad magic bytes)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -372,7 +374,7 @@ export function loadAllowSet(bytes: Uint8Array): CompactAllowSet {
   if (view.getUint16(22) !== 0) throw invalidSet('reserved bytes are not zero');
   const cursor: Cursor = { bytes, at: FIXED_HEADER, end: contentEnd };
   const caches = readCaches(cursor, cacheCount);
-  const dataLength = new DataView(take(cursor, 4, 'data length').slice().buffer).getUint32(0);
+  const dataLength = view.getUint32(take(cursor, 4, 'data length').byteOffset - bytes.byteOffset);
   const data = take(cursor, dataLength, 'hash data');
   if (cursor.at !== contentEnd) throw invalidSet(`${contentEnd - cursor.at} unexpected bytes after the hash data`);
 

@@ -108,6 +108,14 @@ describe('compile and load', () => {
     expect(set.verifyOrigin('https://example-com.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
   });
 
+  it('loads from a Node Buffer inside a shared pool, and keeps its own copy', () => {
+    const bytes = compileAllowSet(['example.com'], { encoding: 'raw' });
+    const pooled = Buffer.concat([Buffer.alloc(13), Buffer.from(bytes)]).subarray(13);
+    const set = loadAllowSet(pooled);
+    pooled.fill(0);
+    expect(set.verifyOrigin('https://example-com.cdn.ampproject.org').allowed).toBe(true);
+  });
+
   it('an empty set loads and allows nothing', () => {
     const set = loadAllowSet(compileAllowSet([]));
     expect(set.size).toBe(0);
