@@ -80,7 +80,8 @@ function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
 function configure(options: ExpressAmpCorsOptions): Configured {
   if (typeof options !== 'object' || options === null) throw new AmpCorsError('invalid-option', 'ampCors options must be an object');
   const { origin: originOption, headers, optionsSuccessStatus, maxAge, ...rest } = options;
-  const dropIn = originOption !== undefined || (options.publishers === undefined && options.verifier === undefined);
+  const ownSource = options.publishers !== undefined || options.verifier !== undefined;
+  const dropIn = originOption !== undefined || !ownSource;
   const origin = originOption ?? '*';
   let seconds: number | undefined;
   if (typeof maxAge === 'string') {
@@ -94,8 +95,8 @@ function configure(options: ExpressAmpCorsOptions): Configured {
     ...(rest.allowedHeaders === undefined && headers !== undefined && { allowedHeaders: headers }),
     ...(rest.preflightStatus === undefined && optionsSuccessStatus !== undefined && { preflightStatus: optionsSuccessStatus }),
     ...(seconds !== undefined && { maxAge: seconds }),
-    // Configured through cors's own `origin` option: cors's defaults.
-    ...(dropIn && { credentials: rest.credentials ?? false, onDenied: rest.onDenied ?? 'omit' }),
+    // Configured through cors's own `origin` option: cors's defaults (credentials stay on when publishers or a verifier are given).
+    ...(dropIn && { credentials: rest.credentials ?? ownSource, onDenied: rest.onDenied ?? 'omit' }),
   };
   const policy = createCorsPolicy(config, dropIn);
   if (!dropIn) return { policy, origin: null };

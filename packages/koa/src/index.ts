@@ -74,6 +74,9 @@ export interface KoaAmpCorsOptions extends Omit<AmpCorsConfig, 'credentials' | '
 /** A Koa middleware. */
 export type AmpCorsKoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unknown>) => Promise<void>;
 
+/** `@koa/cors`'s default `Access-Control-Allow-Methods`, kept in drop-in mode. */
+const KOA_CORS_METHODS = 'GET,HEAD,PUT,POST,DELETE,PATCH';
+
 const SECURE_CONTEXT = [
   ['Cross-Origin-Opener-Policy', 'same-origin'],
   ['Cross-Origin-Embedder-Policy', 'require-corp'],
@@ -139,17 +142,18 @@ function withErrorHeaders(error: unknown, headers: Record<string, string>): unkn
 export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
   if (typeof options !== 'object' || options === null) throw new AmpCorsError('invalid-option', 'ampCors options must be an object');
   const { origin: originOption, allowMethods, allowHeaders, exposeHeaders, credentials, maxAge, keepHeadersOnError, secureContext, ...rest } = options;
-  const dropIn = originOption !== undefined || (options.publishers === undefined && options.verifier === undefined);
+  const ownSource = options.publishers !== undefined || options.verifier !== undefined;
+  const dropIn = originOption !== undefined || !ownSource;
   if (maxAge !== undefined && typeof maxAge === 'string' && !/^[0-9]+$/.test(maxAge)) {
     throw new AmpCorsError('invalid-option', 'maxAge must be a non-negative whole number of seconds');
   }
   if (credentials !== undefined && typeof credentials !== 'boolean' && typeof credentials !== 'function') {
     throw new AmpCorsError('invalid-option', 'credentials must be a boolean or a function');
   }
-  const staticCredentials = typeof credentials === 'boolean' ? credentials : credentials === undefined ? !dropIn : true;
+  const staticCredentials = typeof credentials === 'boolean' ? credentials : credentials === undefined ? ownSource : true;
   const config: AmpCorsConfig = {
     ...rest,
-    ...(rest.methods === undefined && allowMethods !== undefined && { methods: allowMethods }),
+    ...(rest.methods === undefined && { methods: allowMethods ?? (dropIn ? KOA_CORS_METHODS : undefined) }),
     ...(rest.allowedHeaders === undefined && allowHeaders !== undefined && { allowedHeaders: allowHeaders }),
     ...(rest.exposedHeaders === undefined && exposeHeaders !== undefined && { exposedHeaders: exposeHeaders }),
     ...(maxAge !== undefined && { maxAge: Number(maxAge) }),

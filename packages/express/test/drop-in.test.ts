@@ -1,0 +1,187 @@
+/**
+ * @ampcors/express as a drop-in for the `cors` package: the same options and
+ * requests are sent to an app using `cors` and one using `ampCors`, and what
+ * a browser would conclude from each is compared (differential). Plus the
+ * configurations ampcors refuses, and the Express error path.
+ */
+import { createVerifier, isAmpCorsError } from '@ampcors/core';
+import { ampCors, type ExpressAmpCorsOptions } from '@ampcors/express';
+import cors from 'cors';
+import express from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+
+type Middleware = express.RequestHandler;
+
+interface Seen {
+  status: number;
+  ran: boolean;
+  headers: Record<string, string | undefined>;
+}
+
+async function hit(middleware: Middleware, method: 'GET' | 'OPTIONS', headers: Record<string, string>): Promise<Seen> {
+  let ran = false;
+  const app = express();
+  app.use(middleware);
+  app.all('/r', (_req, res) => {
+    ran = true;
+    res.status(200).send('handler');
+  });
+  const pending = method === 'GET' ? request(app).get('/r') : request(app).options('/r');
+  for (const [name, value] of Object.entries(headers)) pending.set(name, value);
+  const res = await pending;
+  return { status: res.status, ran, headers: res.headers as Record<string, string> };
+}
+
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
+
+/** What a browser concludes from a response to a request from `origin`. */
+function browserView(seen: Seen, origin: string | undefined, preflight: boolean) {
+  const acao = seen.headers['access-control-allow-origin'];
+  const credentials = seen.headers['access-control-allow-credentials'] === 'true';
+  const readable = origin !== undefined && (acao === origin || (acao === '*' && !credentials));
+  return {
+    status: seen.status,
+    ran: seen.ran,
+    readable,
+    credentials: readable && credentials,
+    varyOrigin: list(seen.headers.vary).includes('origin'),
+    ...(readable && preflight
+      ? {
+          methods: list(seen.headers['access-control-allow-methods']),
+          allowHeaders: list(seen.headers['access-control-allow-headers']),
+          maxAge: seen.headers['access-control-max-age'],
+        }
+      : {}),
+  };
+}
+
+const A = 'https://a.com';
+const REQUESTS: ReadonlyArray<{ name: string; method: 'GET' | 'OPTIONS'; origin?: string; extra?: Record<string, string> }> = [
+  { name: 'GET from a.com', method: 'GET', origin: A },
+  { name: 'GET from x.a.com', method: 'GET', origin: 'https://x.a.com' },
+  { name: 'GET from evil.com', method: 'GET', origin: 'https://evil.com' },
+  { name: 'GET without Origin', method: 'GET' },
+  { name: 'preflight from a.com', method: 'OPTIONS', origin: A, extra: { 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-A, Content-Type' } },
+  { name: 'preflight from evil.com', method: 'OPTIONS', origin: 'https://evil.com', extra: { 'Access-Control-Request-Method': 'PUT' } },
+];
+
+const OPTION_SETS: ReadonlyArray<{ name: string; options: cors.CorsOptions | cors.CorsOptionsDelegate; nextOnDeniedPreflight?: boolean }> = [
+  { name: 'defaults (any origin, no credentials)', options: {} },
+  { name: 'exact origin', options: { origin: A } },
+  { name: 'exact origin with credentials', options: { origin: A, credentials: true } },
+  { name: 'RegExp with credentials', options: { origin: /\.a\.com$/, credentials: true } },
+  {
+    name: 'array with methods, headers, exposed, maxAge',
+    options: { origin: [A, /^https:\/\/x\./], methods: ['GET', 'PUT'], allowedHeaders: ['X-A', 'Content-Type'], exposedHeaders: ['X-Total'], maxAge: 60 },
+  },
+  { name: 'reflect (true) without credentials', options: { origin: true } },
+  { name: 'origin callback with credentials', options: { origin: (origin, cb) => cb(null, origin === A), credentials: true }, nextOnDeniedPreflight: true },
+  { name: 'preflightContinue and optionsSuccessStatus', options: { origin: A, preflightContinue: true, optionsSuccessStatus: 200 } },
+  { name: 'origin false', options: { origin: false }, nextOnDeniedPreflight: true },
+  { name: "'headers' alias and string maxAge", options: { origin: [A], headers: 'X-B', maxAge: '120' } as unknown as cors.CorsOptions },
+  { name: 'options delegate', options: (req, cb) => cb(null, { origin: req.headers['x-tenant'] === undefined ? A : false, credentials: true }) },
+];
+
+describe('drop-in for cors: same browser-visible behaviour (differential)', () => {
+  for (const set of OPTION_SETS) {
+    it(set.name, async () => {
+      const theirs = cors(set.options as cors.CorsOptions);
+      const ours = ampCors(set.options as ExpressAmpCorsOptions);
+      for (const req of REQUESTS) {
+        // Documented difference: a denied preflight never reaches the application (cors calls next() when its origin option or function says false).
+        if (set.nextOnDeniedPreflight && req.method === 'OPTIONS' && (req.origin !== A || set.name === 'origin false')) continue;
+        const headers = { ...(req.origin ? { Origin: req.origin } : {}), ...req.extra };
+        const preflight = req.method === 'OPTIONS';
+        const [a, b] = await Promise.all([hit(theirs, req.method, headers), hit(ours as Middleware, req.method, headers)]);
+        const want = browserView(a, req.origin, preflight);
+        const got = browserView(b, req.origin, preflight);
+        expect(got, `${req.name}`).toEqual({ ...want, varyOrigin: got.varyOrigin });
+        if (want.varyOrigin) expect(got.varyOrigin, `${req.name}: Vary`).toBe(true);
+        if (want.readable && !preflight) {
+          const exposed = list(b.headers['access-control-expose-headers']);
+          expect(exposed).toEqual(expect.arrayContaining(list(a.headers['access-control-expose-headers'])));
+          expect(exposed).toContain('amp-redirect-to');
+        }
+      }
+    });
+  }
+
+  it('a global RegExp alternates in cors, never in ampcors', async () => {
+    const regex = () => /^https:\/\/a\.com$/g;
+    const theirs = cors({ origin: regex(), credentials: true });
+    const ours = ampCors({ origin: regex(), credentials: true }) as Middleware;
+    const answers = async (middleware: Middleware) => {
+      const out: boolean[] = [];
+      for (let i = 0; i < 4; i++) out.push((await hit(middleware, 'GET', { Origin: A })).headers['access-control-allow-origin'] === A);
+      return out;
+    };
+    expect(await answers(theirs)).toEqual([true, false, true, false]);
+    expect(await answers(ours)).toEqual([true, true, true, true]);
+  });
+});
+
+describe('configurations ampcors refuses', () => {
+  const code = (options: ExpressAmpCorsOptions) => {
+    try {
+      ampCors(options);
+    } catch (error) {
+      return isAmpCorsError(error) ? error.code : 'other';
+    }
+    return 'accepted';
+  };
+  it("refuses '*' or reflection with credentials", () => {
+    expect(code({ origin: '*', credentials: true })).toBe('unsafe-configuration');
+    expect(code({ origin: true, credentials: true })).toBe('unsafe-configuration');
+    expect(code({ credentials: true })).toBe('unsafe-configuration');
+    expect(code({ origin: [A, '*'], credentials: true })).toBe('unsafe-configuration');
+    expect(code({ publishers: ['example.com'], origin: '*' })).toBe('unsafe-configuration');
+  });
+  it('refuses origins that could never match and malformed options', () => {
+    expect(code({ origin: 'https://a.com/' })).toBe('invalid-origin');
+    expect(code({ origin: 'https://A.com' })).toBe('invalid-origin');
+    expect(code({ origin: A, maxAge: 'soon' })).toBe('invalid-option');
+    expect(code({ publishers: ['example.com'], allowedHeaders: ['AMP-Same-Origin'] })).toBe('unsafe-configuration');
+  });
+  it("a callback answering '*' with credentials is an error at request time", async () => {
+    const seen = await hit(ampCors({ origin: (_o, cb) => cb(null, '*'), credentials: true }) as Middleware, 'GET', { Origin: A });
+    expect(seen.status).toBe(500);
+    expect(seen.headers['access-control-allow-origin']).toBeUndefined();
+    expect(list(seen.headers.vary)).toContain('origin');
+  });
+});
+
+describe('Express specifics', () => {
+  it('sends callback and delegate errors to next(err) with Vary: Origin', async () => {
+    let caught: unknown;
+    const app = express();
+    app.use(ampCors({ origin: (_o, cb) => cb(new Error('lookup failed')) }));
+    app.get('/r', (_req, res) => {
+      res.send('never');
+    });
+    app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      caught = error;
+      res.status(503).send('handled');
+    });
+    const res = await request(app).get('/r').set('Origin', A);
+    expect(res.status).toBe(503);
+    expect((caught as Error).message).toBe('lookup failed');
+    expect(res.headers.vary).toBe('Origin');
+    const delegateError = await hit(ampCors((_req, cb) => cb(new Error('no tenant'))) as Middleware, 'GET', { Origin: A });
+    expect([delegateError.status, delegateError.headers.vary]).toEqual([500, 'Origin']);
+  });
+  it('adds drop-in origins to publishers, keeping ampcors credentials', async () => {
+    const middleware = ampCors({ verifier: createVerifier({ publishers: ['example.com'] }), origin: ['https://partner.com'] }) as Middleware;
+    const partner = await hit(middleware, 'GET', { Origin: 'https://partner.com' });
+    expect(partner.headers['access-control-allow-origin']).toBe('https://partner.com');
+    expect(partner.headers['access-control-allow-credentials']).toBe('true');
+    const cache = await hit(middleware, 'GET', { Origin: 'https://example-com.cdn.ampproject.org' });
+    expect(cache.headers['access-control-allow-origin']).toBe('https://example-com.cdn.ampproject.org');
+    const evil = await hit(middleware, 'GET', { Origin: 'https://evil.com' });
+    expect([evil.status, evil.ran, evil.headers['access-control-allow-origin']]).toEqual([200, true, undefined]);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * @ampcors/koa as a drop-in for `@koa/cors`: the same options and requests
+ * are sent to an app using `@koa/cors` and one using `ampCors`, and what a
+ * browser would conclude from each is compared (differential). Plus the
+ * configurations ampcors refuses and Koa's error path.
+ */
+import koaCors from '@koa/cors';
+import { isAmpCorsError } from '@ampcors/core';
+import { ampCors, type AmpCorsState, type KoaAmpCorsOptions } from '@ampcors/koa';
+import Koa from 'koa';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+
+interface Seen {
+  status: number;
+  ran: boolean;
+  headers: Record<string, string | undefined>;
+}
+
+async function hit(middleware: Koa.Middleware, method: 'GET' | 'OPTIONS', headers: Record<string, string>, fail = false): Promise<Seen> {
+  let ran = false;
+  const app = new Koa<AmpCorsState>();
+  app.silent = true;
+  app.use(middleware);
+  app.use((ctx) => {
+    ran = true;
+    if (fail) ctx.throw(502, 'upstream failed');
+    ctx.status = 200;
+    ctx.body = 'handler';
+  });
+  const pending = method === 'GET' ? request(app.callback()).get('/r') : request(app.callback()).options('/r');
+  for (const [name, value] of Object.entries(headers)) pending.set(name, value);
+  const res = await pending;
+  return { status: res.status, ran, headers: res.headers as Record<string, string> };
+}
+
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
+
+function browserView(seen: Seen, origin: string | undefined, preflight: boolean) {
+  const acao = seen.headers['access-control-allow-origin'];
+  const credentials = seen.headers['access-control-allow-credentials'] === 'true';
+  const readable = origin !== undefined && (acao === origin || (acao === '*' && !credentials));
+  return {
+    status: seen.status,
+    ran: seen.ran,
+    readable,
+    credentials: readable && credentials,
+    varyOrigin: list(seen.headers.vary).includes('origin'),
+    coop: seen.headers['cross-origin-opener-policy'],
+    ...(readable && preflight
+      ? {
+          methods: list(seen.headers['access-control-allow-methods']),
+          allowHeaders: list(seen.headers['access-control-allow-headers']),
+          maxAge: seen.headers['access-control-max-age'],
+          privateNetwork: seen.headers['access-control-allow-private-network'],
+        }
+      : {}),
+  };
+}
+
+const A = 'https://a.com';
+const REQUESTS: ReadonlyArray<{ name: string; method: 'GET' | 'OPTIONS'; origin?: string; extra?: Record<string, string> }> = [
+  { name: 'GET from a.com', method: 'GET', origin: A },
+  { name: 'GET from evil.com', method: 'GET', origin: 'https://evil.com' },
+  { name: 'GET without Origin', method: 'GET' },
+  {
+    name: 'preflight from a.com',
+    method: 'OPTIONS',
+    origin: A,
+    extra: { 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-A', 'Access-Control-Request-Private-Network': 'true' },
+  },
+  { name: 'preflight from evil.com', method: 'OPTIONS', origin: 'https://evil.com', extra: { 'Access-Control-Request-Method': 'PUT' } },
+  { name: 'OPTIONS without Access-Control-Request-Method', method: 'OPTIONS', origin: A },
+];
+
+const OPTION_SETS: ReadonlyArray<{ name: string; options: koaCors.Options; nextOnDeniedPreflight?: boolean }> = [
+  { name: 'defaults (any origin, no credentials)', options: {} },
+  { name: 'exact origin', options: { origin: A } },
+  {
+    name: 'exact origin with every header option',
+    options: {
+      origin: A,
+      credentials: true,
+      allowMethods: ['GET', 'PUT'],
+      allowHeaders: 'X-A,X-B',
+      exposeHeaders: ['X-Total'],
+      maxAge: 60,
+      privateNetworkAccess: true,
+      secureContext: true,
+    },
+  },
+  { name: 'origin function with credentials', options: { origin: (ctx) => (ctx.get('Origin') === A ? A : ''), credentials: true }, nextOnDeniedPreflight: true },
+  { name: "async origin function answering '*'", options: { origin: async () => '*' } },
+  { name: 'credentials function', options: { origin: A, credentials: () => true } },
+];
+
+describe('drop-in for @koa/cors: same browser-visible behaviour (differential)', () => {
+  for (const set of OPTION_SETS) {
+    it(set.name, async () => {
+      const theirs = koaCors(set.options);
+      const ours = ampCors(set.options as KoaAmpCorsOptions) as unknown as Koa.Middleware;
+      for (const req of REQUESTS) {
+        const preflight = req.method === 'OPTIONS' && req.extra !== undefined;
+        // Documented difference: a denied preflight never reaches the application (@koa/cors calls next() when its origin function says no).
+        if (set.nextOnDeniedPreflight && preflight && req.origin !== A) continue;
+        const headers = { ...(req.origin ? { Origin: req.origin } : {}), ...req.extra };
+        const [a, b] = await Promise.all([hit(theirs, req.method, headers), hit(ours, req.method, headers)]);
+        const want = browserView(a, req.origin, preflight);
+        const got = browserView(b, req.origin, preflight);
+        // @koa/cors sends COOP/COEP even on responses a browser will refuse; ampcors only on answered ones.
+        if (req.method === 'OPTIONS' && !preflight) {
+          // Documented difference: an OPTIONS request that is no preflight is an actual request for ampcors (CORS headers when allowed); @koa/cors sends none.
+          expect([got.status, got.ran], req.name).toEqual([want.status, want.ran]);
+          continue;
+        }
+        expect(got, req.name).toEqual({ ...want, coop: want.readable || !req.origin ? want.coop : got.coop });
+        if (want.readable && !preflight) {
+          const exposed = list(b.headers['access-control-expose-headers']);
+          expect(exposed).toEqual(expect.arrayContaining(list(a.headers['access-control-expose-headers'])));
+          expect(exposed).toContain('amp-redirect-to');
+        }
+      }
+    });
+  }
+});
+
+describe('configurations ampcors refuses', () => {
+  const code = (options: KoaAmpCorsOptions) => {
+    try {
+      ampCors(options);
+    } catch (error) {
+      return isAmpCorsError(error) ? error.code : 'other';
+    }
+    return 'accepted';
+  };
+  it("refuses '*' with credentials, which @koa/cors turns into reflecting every origin", async () => {
+    expect(code({ credentials: true })).toBe('unsafe-configuration');
+    expect(code({ origin: '*', credentials: true })).toBe('unsafe-configuration');
+    expect(code({ origin: '*', credentials: () => false })).toBe('unsafe-configuration');
+    expect(code({ origin: 'https://a.com/' })).toBe('invalid-origin');
+    expect(code({ origin: A, maxAge: 'later' })).toBe('invalid-option');
+    // What @koa/cors does with the same configuration: any site can read credentialed responses.
+    const theirs = await hit(koaCors({ credentials: true }), 'GET', { Origin: 'https://evil.com' });
+    expect([theirs.headers['access-control-allow-origin'], theirs.headers['access-control-allow-credentials']]).toEqual(['https://evil.com', 'true']);
+  });
+  it("an origin function answering '*' with credentials is a 500 at request time", async () => {
+    const seen = await hit(ampCors({ origin: () => '*', credentials: true }) as unknown as Koa.Middleware, 'GET', { Origin: A });
+    expect([seen.status, seen.ran, seen.headers['access-control-allow-origin'], seen.headers.vary]).toEqual([500, false, undefined, 'Origin']);
+  });
+});
+
+describe('Koa specifics', () => {
+  const publisher = ampCors({ publishers: ['example.com'] }) as unknown as Koa.Middleware;
+  const CACHE = 'https://example-com.cdn.ampproject.org';
+  it('keeps CORS headers and Vary on errors thrown downstream (keepHeadersOnError)', async () => {
+    const seen = await hit(publisher, 'GET', { Origin: CACHE }, true);
+    expect([seen.status, seen.headers['access-control-allow-origin'], seen.headers.vary]).toEqual([502, CACHE, 'Origin']);
+    const dropped = await hit(ampCors({ publishers: ['example.com'], keepHeadersOnError: false }) as unknown as Koa.Middleware, 'GET', { Origin: CACHE }, true);
+    expect([dropped.status, dropped.headers['access-control-allow-origin'], dropped.headers.vary]).toEqual([502, undefined, 'Origin']);
+  });
+  it('rethrows a throwing verifier with err.headers carrying Vary', async () => {
+    const failing = ampCors({
+      verifier: {
+        verify: () => {
+          throw new Error('verifier down');
+        },
+      },
+    }) as unknown as Koa.Middleware;
+    const seen = await hit(failing, 'GET', { Origin: CACHE });
+    expect([seen.status, seen.ran, seen.headers.vary]).toEqual([500, false, 'Origin']);
+  });
+  it('exposes the verdict on ctx.state', async () => {
+    let reason: string | undefined;
+    const app = new Koa<AmpCorsState>();
+    app.use(ampCors({ publishers: ['example.com'] }));
+    app.use((ctx) => {
+      reason = ctx.state.ampCors?.reason;
+      ctx.body = 'ok';
+    });
+    await request(app.callback()).get('/').set('Origin', CACHE);
+    expect(reason).toBe('cache-origin');
+  });
+});
