@@ -1,1 +1,146 @@
-export {};
+/**
+ * @ampcors/cli — the `ampcors` command as a testable module: {@link run}
+ * takes the arguments and injectable streams and resolves to the exit code.
+ *
+ * @packageDocumentation
+ */
+import { parseArgs } from 'node:util';
+import { type Command, type CommandIo, COMMANDS, EXIT, UsageError } from './commands.js';
+import { UnreadableFileError } from './input-lines.js';
+import { type InputStream, type OutputStream, writeLine } from './output.js';
+
+export { type Command, type CommandContext, type CommandIo, type CommandOption, COMMANDS, EXIT, UsageError } from './commands.js';
+export { type InputStream, type OutputStream } from './output.js';
+
+/** The version of the `ampcors` command (kept equal to package.json by a test). */
+export const VERSION = '0.1.0';
+
+/** The streams of {@link run}; each defaults to the process's own. */
+export interface CliIo {
+  readonly stdin?: InputStream;
+  readonly stdout?: OutputStream;
+  readonly stderr?: OutputStream;
+  /** Directory that relative file names resolve against (default `process.cwd()`). */
+  readonly cwd?: string;
+}
+
+const COMMON_OPTIONS = {
+  json: { type: 'boolean', description: 'write one JSON object per line' },
+  help: { type: 'boolean', short: 'h', description: 'show help' },
+} as const;
+
+const EXIT_CODES_HELP = [
+  'Exit codes:',
+  '  0  ok (check: every origin allowed)',
+  '  1  negative answer (check: an origin denied; reverse: no publisher domain)',
+  '  2  usage error',
+  '  3  bad input (invalid domain, URL or origin; invalid allow-set or configuration)',
+  '  4  a file could not be read or written',
+];
+
+function mainHelp(): string {
+  const names = Object.keys(COMMANDS);
+  const width = Math.max(...names.map((n) => n.length));
+  return [
+    `ampcors ${VERSION} — AMP cache origins: prefixes, URLs, reverse lookups, origin checks, compact allow-sets`,
+    '',
+    'Usage: ampcors <command> [arguments] [--json]',
+    '',
+    'Commands:',
+    ...names.map((name) => `  ${name.padEnd(width)}  ${(COMMANDS[name] as Command).summary}`),
+    '',
+    'Every command reads one input per line from stdin when no input argument (or `-`) is given.',
+    'Run `ampcors <command> --help` for its options. `ampcors --version` prints the version.',
+    '',
+    ...EXIT_CODES_HELP,
+  ].join('\n');
+}
+
+function commandHelp(name: string, command: Command): string {
+  const options = { ...command.options, ...COMMON_OPTIONS };
+  const rows = Object.entries(options).map(([option, spec]) => {
+    const flag = `${'short' in spec && spec.short !== undefined ? `-${spec.short}, ` : ''}--${option}${'arg' in spec && spec.arg !== undefined ? ` ${spec.arg}` : ''}`;
+    return [flag, spec.description] as const;
+  });
+  const width = Math.max(...rows.map(([flag]) => flag.length));
+  return [
+    `Usage: ampcors ${command.usage} [--json]`,
+    '',
+    `${name}: ${command.summary}.`,
+    'Without an input argument (or with `-`), reads one input per line from stdin.',
+    '',
+    'Options:',
+    ...rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`),
+    '',
+    'Examples:',
+    ...command.examples.map((example) => `  ${example}`),
+    '',
+    ...EXIT_CODES_HELP,
+  ].join('\n');
+}
+
+function processIo(io: CliIo): CommandIo {
+  return {
+    stdin: io.stdin ?? (process.stdin as InputStream),
+    stdout: io.stdout ?? process.stdout,
+    stderr: io.stderr ?? process.stderr,
+    cwd: io.cwd ?? process.cwd(),
+  };
+}
+
+/**
+ * Runs the `ampcors` command line: `argv` without the node and script paths
+ * (`process.argv.slice(2)`). Never throws for bad input; resolves to the exit
+ * code ({@link EXIT}): 0 ok, 1 denied / not reversible, 2 usage error,
+ * 3 bad input, 4 unreadable file.
+ *
+ * @example await run(['prefix', 'example.com'], { stdout }) // 0, writes "example-com\n"
+ */
+export async function run(argv: readonly string[], io: CliIo = {}): Promise<number> {
+  const streams = processIo(io);
+  const usage = async (message: string, hint: string): Promise<number> => {
+    await writeLine(streams.stderr, `ampcors: ${message}\n${hint}`);
+    return EXIT.usage;
+  };
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    const command = topic === undefined ? undefined : COMMANDS[topic];
+    if (topic !== undefined && command === undefined) return usage(`unknown command ${JSON.stringify(topic)}`, 'Run `ampcors --help` for the list.');
+    await writeLine(name === undefined ? streams.stderr : streams.stdout, command ? commandHelp(topic as string, command) : mainHelp());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    await writeLine(streams.stdout, VERSION);
+    return EXIT.ok;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) return usage(`unknown command ${JSON.stringify(name)}`, 'Run `ampcors --help` for the list of commands.');
+  const hint = `Run \`ampcors ${name} --help\` for its usage.`;
+  const options = Object.fromEntries(
+    Object.entries({ ...command.options, ...COMMON_OPTIONS }).map(([option, spec]) => [
+      option,
+      { type: spec.type, ...('short' in spec && spec.short !== undefined ? { short: spec.short } : {}), ...('multiple' in spec && spec.multiple ? { multiple: true } : {}) },
+    ]),
+  );
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...rest], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usage(error instanceof Error ? error.message : String(error), hint);
+  }
+  if (parsed.values.help === true) {
+    await writeLine(streams.stdout, commandHelp(name, command));
+    return EXIT.ok;
+  }
+  try {
+    return await command.run({ positionals: parsed.positionals, values: parsed.values, json: parsed.values.json === true, io: streams });
+  } catch (error) {
+    if (error instanceof UsageError) return usage(error.message, hint);
+    if (error instanceof UnreadableFileError) {
+      await writeLine(streams.stderr, `ampcors: ${error.message}`);
+      return EXIT.unreadableFile;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,420 @@
+import { createReadStream } from 'node:fs';
+import { stat, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  type AmpCache,
+  CACHES,
+  cacheOrigin,
+  cacheUrl,
+  createAllowSetBuilder,
+  createVerifier,
+  domainPrefix,
+  findCache,
+  isAmpCorsError,
+  loadAllowSet,
+  parseOrigin,
+  prefixForms,
+  reverseOrigin,
+  type ServingType,
+  type Verdict,
+} from '@ampcors/core';
+import { type InputLine, readFileBytes, readLines, readListArgument, UnreadableFileError } from './input-lines.js';
+import { type InputStream, type OutputStream, writeLine } from './output.js';
+import { createProgressBar } from './progress-bar.js';
+
+/** Exit codes of the `ampcors` command (documented in `--help` and the README). */
+export const EXIT = {
+  /** Success; `check`: every origin allowed. */
+  ok: 0,
+  /** A negative answer: `check` denied an origin, `reverse` found no publisher domain. */
+  denied: 1,
+  /** Usage error: unknown command or option, missing argument. */
+  usage: 2,
+  /** Bad input: an invalid domain, URL or origin, an invalid allow-set or configuration. */
+  badInput: 3,
+  /** A file could not be read or written. */
+  unreadableFile: 4,
+} as const;
+
+/** The streams and directory a command runs with. */
+export interface CommandIo {
+  readonly stdin: InputStream;
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  readonly cwd: string;
+}
+
+/** What a command receives: its parsed arguments and the streams. */
+export interface CommandContext {
+  /** Positional arguments after the command name. */
+  readonly positionals: readonly string[];
+  /** Parsed options (see the command's `options`). */
+  readonly values: Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
+  /** `--json`: write one JSON object per line. */
+  readonly json: boolean;
+  readonly io: CommandIo;
+}
+
+/** An option of a command, in `node:util` `parseArgs` form, with its help text. */
+export interface CommandOption {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  readonly multiple?: boolean;
+  /** Placeholder shown in help, e.g. `<id>`. */
+  readonly arg?: string;
+  /** One-line description. */
+  readonly description: string;
+}
+
+/** One entry of the command table: add an entry to add a command (help follows). */
+export interface Command {
+  /** One line for the command list. */
+  readonly summary: string;
+  /** Synopsis after `ampcors`, e.g. `prefix <domain>`. */
+  readonly usage: string;
+  /** Options besides the common `--json` and `--help`. */
+  readonly options: Readonly<Record<string, CommandOption>>;
+  /** Example invocations for `--help`. */
+  readonly examples: readonly string[];
+  /** Runs the command; resolves to its exit code. */
+  run(context: CommandContext): Promise<number>;
+}
+
+/** A wrong invocation (exit code 2). */
+export class UsageError extends Error {
+  /** @param message - what was wrong, shown on stderr */
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The result of one input line of a line-by-line command. */
+interface LineOutcome {
+  readonly code: number;
+  /** Lines for stdout in text mode. */
+  readonly text?: readonly string[];
+  /** A message for stderr in text mode. */
+  readonly message?: string;
+  /** The object written in `--json` mode. */
+  readonly json: Record<string, unknown>;
+}
+
+function failure(input: string, error: unknown): LineOutcome {
+  if (isAmpCorsError(error)) {
+    return { code: EXIT.badInput, message: `${input}: ${error.message}`, json: { input, error: { code: error.code, message: error.message } } };
+  }
+  throw error;
+}
+
+/**
+ * Runs `handle` on every input: the positionals, or — when there are none or
+ * the only one is `-` — each line of stdin, streamed. Text results go to
+ * stdout, problems to stderr; with `--json` one object per input goes to
+ * stdout. The exit code is the highest of the inputs' codes.
+ */
+async function forEachInput(context: CommandContext, what: string, handle: (input: string) => LineOutcome): Promise<number> {
+  const { positionals, io, json } = context;
+  const fromStdin = positionals.length === 0 || (positionals.length === 1 && positionals[0] === '-');
+  if (fromStdin && positionals.length === 0 && io.stdin.isTTY === true) {
+    throw new UsageError(`no ${what} given: pass one as an argument, or pipe one per line on stdin`);
+  }
+  let code: number = EXIT.ok;
+  const inputs: AsyncIterable<InputLine> | readonly InputLine[] = fromStdin
+    ? readLines(io.stdin)
+    : positionals.map((text, index) => ({ text, lineNumber: index + 1 }));
+  for await (const { text } of inputs) {
+    let outcome: LineOutcome;
+    try {
+      outcome = handle(text);
+    } catch (error) {
+      outcome = failure(text, error);
+    }
+    code = Math.max(code, outcome.code);
+    if (json) {
+      await writeLine(io.stdout, JSON.stringify(outcome.json));
+    } else {
+      for (const line of outcome.text ?? []) await writeLine(io.stdout, line);
+      if (outcome.message !== undefined) await writeLine(io.stderr, `ampcors: ${outcome.message}`);
+    }
+  }
+  return code;
+}
+
+function stringOption(context: CommandContext, name: string): string | undefined {
+  const value = context.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function cacheOption(context: CommandContext): AmpCache | undefined {
+  const id = stringOption(context, 'cache');
+  if (id === undefined) return undefined;
+  const cache = findCache(id);
+  if (!cache) throw new UsageError(`unknown cache ${JSON.stringify(id)} (known: ${CACHES.map((c) => c.id).join(', ')})`);
+  return cache;
+}
+
+const CACHE_OPTION: CommandOption = { type: 'string', arg: '<id>', description: `one cache only (${CACHES.map((c) => c.id).join(', ')}; default: all)` };
+
+/** A verdict as JSON: the cache by its id. */
+function verdictJson(verdict: Verdict): Record<string, unknown> {
+  const { cache, ...rest } = verdict;
+  return cache === undefined ? { ...rest } : { ...rest, cache: cache.id };
+}
+
+/** A verdict as one line of text: the decision, its reason code, the origin and why. */
+function verdictText(verdict: Verdict & { detail?: string }): string {
+  const about: string[] = [];
+  if (verdict.publisherDomain !== undefined) about.push(`publisher ${verdict.publisherDomain}`);
+  if (verdict.cache !== undefined) about.push(`cache ${verdict.cache.id}`);
+  if (verdict.detail !== undefined) about.push(verdict.detail);
+  return `${verdict.allowed ? 'allowed' : 'denied'} ${verdict.reason} ${verdict.origin ?? '(no origin)'}${about.length > 0 ? ` — ${about.join('; ')}` : ''}`;
+}
+
+const SERVING_TYPES: readonly ServingType[] = ['c', 'v', 'wp', 'cert', 'i', 'ii', 'r'];
+
+const prefix: Command = {
+  summary: 'the AMP cache domain prefix of a publisher domain (SPEC §2)',
+  usage: 'prefix <domain>',
+  options: {},
+  examples: ['ampcors prefix en-us.example.com', 'ampcors prefix --json < domains.txt'],
+  run: (context) =>
+    forEachInput(context, 'domain', (input) => {
+      const value = domainPrefix(input);
+      return { code: EXIT.ok, text: [value], json: { domain: input, prefix: value, forms: prefixForms(input) } };
+    }),
+};
+
+const origin: Command = {
+  summary: 'every cache origin of a publisher domain (one per cache)',
+  usage: 'origin <domain> [--cache <id>]',
+  options: { cache: CACHE_OPTION },
+  examples: ['ampcors origin www.example.com', 'ampcors origin www.example.com --cache bing'],
+  run: (context) => {
+    const only = cacheOption(context);
+    const caches = only ? [only] : CACHES;
+    return forEachInput(context, 'domain', (input) => {
+      const origins = caches.map((cache) => ({ cache: cache.id, origin: cacheOrigin(input, cache) }));
+      return { code: EXIT.ok, text: origins.map((o) => o.origin), json: { domain: input, origins } };
+    });
+  },
+};
+
+const url: Command = {
+  summary: 'the AMP cache URL of a publisher URL (SPEC §3)',
+  usage: 'url <publisher-url> [--cache <id>] [--type c|v|wp|cert|i|ii|r] [--width <n>]',
+  options: {
+    cache: { type: 'string', arg: '<id>', description: `the cache (${CACHES.map((c) => c.id).join(', ')}; default ${CACHES[0]?.id})` },
+    type: { type: 'string', arg: '<type>', description: 'serving type: c content, v viewer, wp web package, cert, i image, ii image with width, r resource (default: from the file name)' },
+    width: { type: 'string', arg: '<n>', description: 'maximum width for --type ii' },
+  },
+  examples: ['ampcors url https://example.com/amp_document.html', 'ampcors url https://example.com/logo.png --type ii --width 800 --cache bing'],
+  run: (context) => {
+    const cache = cacheOption(context);
+    const type = stringOption(context, 'type');
+    if (type !== undefined && !(SERVING_TYPES as readonly string[]).includes(type)) {
+      throw new UsageError(`--type must be one of ${SERVING_TYPES.join(', ')}`);
+    }
+    const widthText = stringOption(context, 'width');
+    if (widthText !== undefined && !/^[1-9][0-9]{0,8}$/.test(widthText)) throw new UsageError('--width must be a positive integer');
+    const options = {
+      ...(cache ? { cache } : {}),
+      ...(type !== undefined ? { servingType: type as ServingType } : {}),
+      ...(widthText !== undefined ? { width: Number(widthText) } : {}),
+    };
+    return forEachInput(context, 'URL', (input) => {
+      const value = cacheUrl(input, options);
+      return { code: EXIT.ok, text: [value], json: { url: input, cacheUrl: value } };
+    });
+  },
+};
+
+const reverse: Command = {
+  summary: 'the publisher domain of a cache origin (SPEC §4)',
+  usage: 'reverse <origin>',
+  options: {},
+  examples: ['ampcors reverse https://0-en--us-example-com-0.cdn.ampproject.org'],
+  run: (context) =>
+    forEachInput(context, 'origin', (input) => {
+      const result = reverseOrigin(input);
+      if (result.ok && !result.hashed) {
+        return {
+          code: EXIT.ok,
+          text: [result.publisherDomain],
+          json: { origin: input, ok: true, hashed: false, publisherDomain: result.publisherDomain, prefix: result.prefix, form: result.form, cache: result.cache.id },
+        };
+      }
+      if (result.ok) {
+        return {
+          code: EXIT.denied,
+          message: `${input}: hashed prefix on ${result.cache.id}, not reversible; check it against an allow-set (ampcors check --allow-set)`,
+          json: { origin: input, ok: true, hashed: true, prefix: result.prefix, cache: result.cache.id },
+        };
+      }
+      // An origin that does not parse is bad input; a valid one that is not a reversible cache origin is a negative answer.
+      const syntax = !parseOrigin(input).ok;
+      return {
+        code: syntax ? EXIT.badInput : EXIT.denied,
+        message: `${input}: ${result.reason}: ${result.detail}`,
+        json: { origin: input, ok: false, reason: result.reason, detail: result.detail, ...(result.cache ? { cache: result.cache.id } : {}) },
+      };
+    }),
+};
+
+const check: Command = {
+  summary: 'judge an Origin as a verifier configured with publishers, or as a compiled allow-set',
+  usage: 'check <origin> (--publishers <file|list> [--origins <file|list>] | --allow-set <file>)',
+  options: {
+    publishers: { type: 'string', arg: '<file|list>', description: 'publisher domains (example.com, *.example.org): a file, one per line, or a comma list' },
+    origins: { type: 'string', arg: '<file|list>', description: "the publisher's own origins (default: https:// + each publisher domain)" },
+    'allow-set': { type: 'string', arg: '<file>', description: 'a compact allow-set written by `ampcors compile`' },
+  },
+  examples: [
+    'ampcors check https://www-example-com.cdn.ampproject.org --publishers example.com,www.example.com',
+    'ampcors check --allow-set publishers.acs --json < origins.txt',
+  ],
+  run: async (context) => {
+    const publishers = stringOption(context, 'publishers');
+    const origins = stringOption(context, 'origins');
+    const allowSetPath = stringOption(context, 'allow-set');
+    if ((publishers === undefined) === (allowSetPath === undefined)) throw new UsageError('give either --publishers or --allow-set');
+    if (origins !== undefined && publishers === undefined) throw new UsageError('--origins goes with --publishers');
+    let judge: (origin: string) => Verdict & { detail?: string };
+    try {
+      if (allowSetPath !== undefined) {
+        const set = loadAllowSet(await readFileBytes(allowSetPath, context.io.cwd));
+        judge = (o) => set.verifyOrigin(o);
+      } else {
+        const verifier = createVerifier({
+          publishers: await readListArgument(publishers as string, context.io.cwd),
+          ...(origins !== undefined ? { origins: await readListArgument(origins, context.io.cwd) } : {}),
+        });
+        judge = (o) => verifier.verify(o);
+      }
+    } catch (error) {
+      if (isAmpCorsError(error)) {
+        await writeLine(context.io.stderr, `ampcors: ${error.message}`);
+        return EXIT.badInput;
+      }
+      throw error;
+    }
+    return forEachInput(context, 'origin', (input) => {
+      const verdict = judge(input);
+      return { code: verdict.allowed ? EXIT.ok : EXIT.denied, text: [verdictText(verdict)], json: verdictJson(verdict) };
+    });
+  },
+};
+
+const compile: Command = {
+  summary: 'compile publisher domains (one per line) into a compact allow-set file',
+  usage: 'compile <domains.txt> -o <file> [--cache <id>]… [--encoding rice|raw] [--hash-bytes 16|20|24|28|32]',
+  options: {
+    output: { type: 'string', short: 'o', arg: '<file>', description: 'the allow-set file to write' },
+    cache: { type: 'string', multiple: true, arg: '<id>', description: 'only these caches (repeatable; default: all bundled caches)' },
+    encoding: { type: 'string', arg: '<rice|raw>', description: 'Rice-delta coded hashes (default) or raw hashes' },
+    'hash-bytes': { type: 'string', arg: '<n>', description: 'bytes of SHA-256 kept per prefix (default 16 = 128 bits, the minimum)' },
+  },
+  examples: ['ampcors compile domains.txt -o publishers.acs', 'grep -v staging domains.txt | ampcors compile -o publishers.acs --cache google'],
+  run: async (context) => {
+    const output = stringOption(context, 'output');
+    if (output === undefined) throw new UsageError('compile needs -o <file>');
+    if (context.positionals.length > 1) throw new UsageError('compile reads one list of domains');
+    const cacheValue = context.values.cache;
+    const cacheIds = Array.isArray(cacheValue) ? cacheValue.filter((id): id is string => typeof id === 'string') : [];
+    const caches = cacheIds.map((id) => {
+      const cache = findCache(id);
+      if (!cache) throw new UsageError(`unknown cache ${JSON.stringify(id)} (known: ${CACHES.map((c) => c.id).join(', ')})`);
+      return cache;
+    });
+    const encoding = stringOption(context, 'encoding') ?? 'rice';
+    if (encoding !== 'rice' && encoding !== 'raw') throw new UsageError('--encoding must be rice or raw');
+    const hashBytesText = stringOption(context, 'hash-bytes') ?? '16';
+    if (!['16', '20', '24', '28', '32'].includes(hashBytesText)) throw new UsageError('--hash-bytes must be 16, 20, 24, 28 or 32');
+    const input = context.positionals[0] ?? '-';
+    let source: InputStream;
+    let total: number | undefined;
+    let name = 'stdin';
+    if (input === '-') {
+      if (context.io.stdin.isTTY === true) throw new UsageError('no domains given: pass a file, or pipe one domain per line');
+      source = context.io.stdin;
+    } else {
+      const path = resolve(context.io.cwd, input);
+      total = await stat(path).then(
+        (s) => s.size,
+        (error: NodeJS.ErrnoException) => {
+          throw new UnreadableFileError(input, error.code ?? String(error));
+        },
+      );
+      source = createReadStream(path);
+      name = input;
+    }
+    const builder = createAllowSetBuilder({ ...(caches.length > 0 ? { caches } : {}), encoding, hashBytes: Number(hashBytesText) });
+    const progress = createProgressBar(context.io.stderr, total, 'domains');
+    let bytesRead = 0;
+    try {
+      for await (const { text, lineNumber } of readLines(source, { comments: true, onBytes: (n) => (bytesRead += n) })) {
+        try {
+          builder.add(text);
+        } catch (error) {
+          if (!isAmpCorsError(error)) throw error;
+          progress.clear();
+          await writeLine(context.io.stderr, `ampcors: ${name}:${lineNumber}: ${error.message}`);
+          return EXIT.badInput;
+        }
+        progress.update(bytesRead, builder.domainCount);
+      }
+    } catch (error) {
+      progress.clear();
+      // A read error of the input stream (EISDIR, EIO…) is an unreadable file.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (typeof code === 'string') throw new UnreadableFileError(name, code);
+      throw error;
+    }
+    progress.phase('sorting and encoding', builder.domainCount);
+    const bytes = builder.build();
+    progress.clear();
+    try {
+      await writeFile(resolve(context.io.cwd, output), bytes);
+    } catch (error) {
+      throw new UnreadableFileError(output, (error as NodeJS.ErrnoException).code ?? String(error));
+    }
+    const set = loadAllowSet(bytes);
+    const summary = {
+      file: output,
+      bytes: bytes.length,
+      domains: builder.domainCount,
+      prefixes: set.size,
+      bytesPerDomain: builder.domainCount > 0 ? Number((bytes.length / builder.domainCount).toFixed(2)) : null,
+      caches: set.caches.map((c) => c.id),
+      encoding: set.encoding,
+      hashBytes: set.hashBytes,
+    };
+    await writeLine(
+      context.io.stdout,
+      context.json
+        ? JSON.stringify(summary)
+        : `wrote ${output}: ${summary.domains} domains, ${summary.prefixes} prefixes, ${summary.bytes} bytes${summary.bytesPerDomain === null ? '' : ` (${summary.bytesPerDomain} B/domain)`}, caches ${summary.caches.join(', ')}`,
+    );
+    return EXIT.ok;
+  },
+};
+
+const caches: Command = {
+  summary: 'the bundled AMP cache registry (caches.json snapshot, SPEC §1)',
+  usage: 'caches',
+  options: {},
+  examples: ['ampcors caches', 'ampcors caches --json'],
+  run: async (context) => {
+    if (context.positionals.length > 0) throw new UsageError('caches takes no arguments');
+    for (const cache of CACHES) {
+      await writeLine(context.io.stdout, context.json ? JSON.stringify(cache) : `${cache.id}\t${cache.cacheDomain}\t${cache.name}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+/**
+ * The command table, in help order. To add a command, add an entry: option
+ * parsing, `--help` and the command list follow from it.
+ */
+export const COMMANDS: Readonly<Record<string, Command>> = { prefix, origin, url, reverse, check, compile, caches };
