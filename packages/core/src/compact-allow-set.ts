@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
+import { canonicalDomain } from './domain-name.js';
 import { prefixForms } from './domain-prefix.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
 import { parseOrigin } from './origin-header.js';
@@ -190,8 +191,9 @@ export function createAllowSetBuilder(options: CompileAllowSetOptions = {}): All
       throw new AmpCorsError('invalid-domain', `${JSON.stringify(domain.slice(0, 80))}: a compact allow-set holds exact domains; wildcard rules need createVerifier`);
     }
     // The verifier's own validation: canonical domain, no public suffix, not a cache domain.
-    const [canonical] = parsePublisherRules([domain], caches).exact;
-    const digests = prefixForms(canonical as string).map(({ prefix }) => prefixDigest(prefix));
+    const canonical = canonicalDomain(domain);
+    parsePublisherRules([canonical], caches);
+    const digests = prefixForms(canonical).map(({ prefix }) => prefixDigest(prefix));
     if ((hashCount + digests.length) * wordCount > words.length) {
       const grown = new Uint32Array(words.length * 2);
       grown.set(words);
