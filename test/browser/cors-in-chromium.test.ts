@@ -26,18 +26,22 @@ interface PageCase {
   readonly name: string;
   /** The page URL, without the `api` query parameter. */
   readonly url: string;
+  /** The `__amp_source_origin` the page sends. */
+  readonly source: string;
   readonly allowed: boolean;
   /** True when the page calls the API on its own origin (`AMP-Same-Origin: true`). */
   readonly sameOrigin?: boolean;
 }
 
 const PAGES: readonly PageCase[] = [
-  { name: 'Google cache page of example.com', url: 'https://example-com.cdn.ampproject.org/c/s/example.com/page.html', allowed: true },
-  { name: 'Bing cache page of example.com', url: 'https://example-com.www.bing-amp.com/c/s/example.com/page.html', allowed: true },
-  { name: 'hashed cache origin of a long publisher domain', url: `${HASHED_ORIGIN}/c/s/${LONG_DOMAIN}/page.html`, allowed: true },
-  { name: "publisher's own page (same origin)", url: `https://${PUBLISHER_HOST}/page.html`, allowed: true, sameOrigin: true },
-  { name: 'cache page of evil.com', url: 'https://evil-com.cdn.ampproject.org/c/s/evil.com/page.html', allowed: false },
-  { name: 'evil.com page', url: 'https://evil.com/page.html', allowed: false },
+  { name: 'Google cache page of example.com', url: 'https://example-com.cdn.ampproject.org/c/s/example.com/page.html', source: 'https://example.com', allowed: true },
+  { name: 'Bing cache page of example.com', url: 'https://example-com.www.bing-amp.com/c/s/example.com/page.html', source: 'https://example.com', allowed: true },
+  { name: 'hashed cache origin of a long publisher domain', url: `${HASHED_ORIGIN}/c/s/${LONG_DOMAIN}/page.html`, source: `https://${LONG_DOMAIN}`, allowed: true },
+  { name: "publisher's own page (same origin)", url: `https://${PUBLISHER_HOST}/page.html`, source: `https://${PUBLISHER_HOST}`, allowed: true, sameOrigin: true },
+  { name: 'cache page of evil.com', url: 'https://evil-com.cdn.ampproject.org/c/s/evil.com/page.html', source: 'https://evil.com', allowed: false },
+  // The runtime's __amp_source_origin comes from the page's path, which the attacker controls.
+  { name: 'cache page of evil.com claiming example.com as its source', url: 'https://evil-com.cdn.ampproject.org/c/s/example.com/page.html', source: 'https://example.com', allowed: false },
+  { name: 'evil.com page', url: 'https://evil.com/page.html', source: 'https://evil.com', allowed: false },
 ];
 
 /** Names on the certificate and in Chromium's host-resolver rules. */
@@ -143,6 +147,7 @@ describe.each(ADAPTERS)('%s adapter in Chromium', (adapter) => {
     const state = apis[adapter].state;
     const subscriptionsBefore = state.subscriptions;
     await visit(`${adapter}-${pageCase.name}`, pageCase, apiBase, ({ origin, session, result, seen }) => {
+      expect(result.sourceOrigin).toBe(pageCase.source);
       if (pageCase.allowed) {
         // amp-list: the page reads the JSON, and the cookie reached the API.
         expect(expectRead(result.list, session).body.items).toEqual(['first', 'second']);
