@@ -214,7 +214,7 @@ export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
     }
     if (plan.handled) {
       ctx.status = plan.status;
-      if (plan.body !== '') ctx.body = plan.body;
+      ctx.body = plan.body;
       return;
     }
     try {
