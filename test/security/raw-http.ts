@@ -15,10 +15,10 @@ export interface RawResponse {
 }
 
 /**
- * Sends `POST <path>` with extra header `lines` written byte for byte
+ * Sends `<method> <path>` (default POST) with extra header `lines` written byte for byte
  * (strings are UTF-8 encoded), and reads the response head. Bounded by `timeoutMs`.
  */
-export function rawRequest(baseUrl: string, path: string, lines: ReadonlyArray<string | Buffer>, timeoutMs = 3000): Promise<RawResponse> {
+export function rawRequest(baseUrl: string, path: string, lines: ReadonlyArray<string | Buffer>, timeoutMs = 3000, method = 'POST'): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
@@ -55,6 +55,6 @@ export function rawRequest(baseUrl: string, path: string, lines: ReadonlyArray<s
       clearTimeout(timer);
       finish();
     });
-    socket.write(Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\n`), ...lines.map((l) => (typeof l === 'string' ? Buffer.from(l, 'utf8') : l)), Buffer.from('Content-Length: 0\r\nConnection: close\r\n\r\n')]));
+    socket.write(Buffer.concat([Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: ${hostname}\r\n`), ...lines.map((l) => (typeof l === 'string' ? Buffer.from(l, 'utf8') : l)), Buffer.from('Content-Length: 0\r\nConnection: close\r\n\r\n')]));
   });
 }

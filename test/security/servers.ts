@@ -38,12 +38,24 @@ export type AdapterName = (typeof ADAPTERS)[number];
 
 /** Hooks a test may install around the adapter. */
 export interface ServerHooks {
-  /** Runs before the adapter (e.g. sets `Vary`, or sends the response). */
+  /** Runs before the adapter (e.g. sends the response). */
   readonly before?: (res: ServerResponse) => void;
+  /**
+   * A `Vary` value present before the adapter adds its own: set by an earlier
+   * middleware (Express, Koa) or on the handler's Response (Fetch).
+   */
+  readonly vary?: string;
 }
 
 function expressApp(create: typeof express5, options: AdapterOptions, api: ApiServer, hooks: ServerHooks): (req: IncomingMessage, res: ServerResponse) => void {
   const app = create();
+  if (hooks.vary !== undefined) {
+    const vary = hooks.vary;
+    app.use((_req, res, next) => {
+      res.setHeader('Vary', vary);
+      next();
+    });
+  }
   if (hooks.before) {
     const before = hooks.before;
     app.use((_req, res, next) => {
@@ -59,7 +71,8 @@ function expressApp(create: typeof express5, options: AdapterOptions, api: ApiSe
   });
   // Errors are answered without echoing anything of the request.
   app.use((_error: unknown, _req: IncomingMessage, res: ServerResponse, _next: unknown) => {
-    if (!res.headersSent) res.statusCode = 500;
+    if (res.headersSent) return;
+    res.statusCode = 500;
     res.end('error');
   });
   return app as unknown as (req: IncomingMessage, res: ServerResponse) => void;
@@ -68,6 +81,13 @@ function expressApp(create: typeof express5, options: AdapterOptions, api: ApiSe
 function koaApp(Create: typeof Koa3, options: AdapterOptions, api: ApiServer, hooks: ServerHooks): (req: IncomingMessage, res: ServerResponse) => void {
   const app = new Create<AmpCorsState>();
   app.silent = true;
+  if (hooks.vary !== undefined) {
+    const vary = hooks.vary;
+    app.use(async (ctx, next) => {
+      ctx.set('Vary', vary);
+      await next();
+    });
+  }
   if (hooks.before) {
     const before = hooks.before;
     app.use(async (ctx, next) => {
@@ -89,7 +109,9 @@ function koaApp(Create: typeof Koa3, options: AdapterOptions, api: ApiServer, ho
 function fetchApp(options: AdapterOptions, api: ApiServer, hooks: ServerHooks): (req: IncomingMessage, res: ServerResponse) => void {
   const handler = withAmpCors((request: Request) => {
     api.handlerRuns++;
-    return new Response('ok', { headers: { 'X-Verdict': ampCorsOf(request)?.verdict.reason ?? 'none' } });
+    const headers = new Headers({ 'X-Verdict': ampCorsOf(request)?.verdict.reason ?? 'none' });
+    if (hooks.vary !== undefined) headers.set('Vary', hooks.vary);
+    return new Response('ok', { headers });
   }, options);
   return (req, res) => {
     hooks.before?.(res);
@@ -102,7 +124,7 @@ function fetchApp(options: AdapterOptions, api: ApiServer, hooks: ServerHooks): 
       const body = method === 'GET' || method === 'HEAD' ? undefined : Buffer.concat(chunks);
       handler(new Request(`http://127.0.0.1${req.url ?? '/'}`, { method, headers, body }))
         .then(async (response) => {
-          if (res.headersSent) return void res.end();
+          if (res.headersSent) return;
           const out: Record<string, string | string[]> = {};
           response.headers.forEach((value, name) => {
             out[name] = value;
@@ -111,7 +133,8 @@ function fetchApp(options: AdapterOptions, api: ApiServer, hooks: ServerHooks): 
           res.end(Buffer.from(await response.arrayBuffer()));
         })
         .catch(() => {
-          if (!res.headersSent) res.statusCode = 500;
+          if (res.headersSent) return;
+          res.statusCode = 500;
           res.end('error');
         });
     });
