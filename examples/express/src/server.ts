@@ -25,6 +25,7 @@ const ITEMS = [
 
 let subscriptions = 0;
 const app = express();
+app.disable('x-powered-by');
 
 // Outside CORS: a health check for load balancers (and the subscription counter, for the demo).
 app.get('/health', (_req, res) => {
@@ -63,7 +64,7 @@ server.listen(port, host, () => {
   console.log(lines.join('\n'));
 });
 
-// Ctrl-C may be delivered twice (by the terminal and relayed by tsx): stopping is idempotent.
+// Ctrl-C may arrive twice (from the terminal and forwarded by pnpm or npm): stopping is idempotent.
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

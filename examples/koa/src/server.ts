@@ -68,7 +68,7 @@ server.listen(port, host, () => {
   console.log(`ampcors example (koa): publisher API listening on http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
 });
 
-// Ctrl-C may be delivered twice (by the terminal and relayed by tsx): stopping is idempotent.
+// Ctrl-C may arrive twice (from the terminal and forwarded by pnpm or npm): stopping is idempotent.
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
