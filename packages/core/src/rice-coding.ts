@@ -91,11 +91,6 @@ export class BitWriter {
   private buffer = new Uint8Array(64);
   private position = 0;
 
-  /** Number of bits written. */
-  get bitLength(): number {
-    return this.position;
-  }
-
   private reserve(bits: number): void {
     const needed = (this.position + bits + 7) >>> 3;
     if (needed <= this.buffer.length) return;
