@@ -83,7 +83,7 @@ describe('pnpm demo (examples/express)', () => {
 
   it('stops cleanly on Ctrl-C (SIGINT)', async () => {
     const stopped = await demo!.stop(10_000, 'SIGINT');
-    expect(stopped.killed).toBe(false);
+    expect(stopped).toEqual({ exit: 0, killed: false });
     expect(demo!.output()).toMatch(/^stopped$/m);
   });
 });
