@@ -1,0 +1,60 @@
+// Issue #7: no SHA-256 and no punycode on the allowed path. Both modules are
+// wrapped in spies; after the verifier is built, verifying allowed cache
+// origins (readable, hashed, IDN) must not call either.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CACHES, createVerifier, domainPrefix, fallbackPrefix } from '../src/index.js';
+
+const calls = vi.hoisted(() => ({ sha256: 0, punycode: 0 }));
+
+vi.mock('@noble/hashes/sha2.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('@noble/hashes/sha2.js')>();
+  const sha256 = Object.assign((...args: Parameters<typeof original.sha256>) => {
+    calls.sha256++;
+    return original.sha256(...args);
+  }, original.sha256);
+  return { ...original, sha256 };
+});
+
+vi.mock('punycode/punycode.es6.js', async (importOriginal) => {
+  const original = await importOriginal<Record<string, (input: string) => string>>();
+  const counted = (fn: (input: string) => string) => (input: string) => {
+    calls.punycode++;
+    return fn(input);
+  };
+  return { ...original, toASCII: counted(original.toASCII as never), toUnicode: counted(original.toUnicode as never) };
+});
+
+afterEach(() => {
+  calls.sha256 = 0;
+  calls.punycode = 0;
+});
+
+describe('the allowed path', () => {
+  const domains = ['www.example.com', `${'a'.repeat(60)}.example.com`, 'xn--57hw060o.com', 'en-us.example.org'];
+
+  it('the spies see the algorithms (so silence below means something)', () => {
+    fallbackPrefix('example.com');
+    domainPrefix('xn--57hw060o.com');
+    expect(calls.sha256).toBeGreaterThan(0);
+    expect(calls.punycode).toBeGreaterThan(0);
+  });
+
+  it('verify of allowed cache origins, readable and hashed, calls neither SHA-256 nor punycode', () => {
+    const verifier = createVerifier({ publishers: domains });
+    const origins = [...verifier.allowSet.entries()].map(([origin]) => origin);
+    expect(origins.some((o) => o.startsWith(`https://${fallbackPrefix(domains[1] as string)}.`))).toBe(true);
+    calls.sha256 = 0;
+    calls.punycode = 0;
+    for (let pass = 0; pass < 2; pass++) {
+      for (const origin of origins) expect(verifier.verify(origin)).toMatchObject({ allowed: true, via: 'cache' });
+    }
+    expect(calls).toEqual({ sha256: 0, punycode: 0 });
+  });
+
+  it('a denied cache origin does reach the algorithms (reverse path), as expected', () => {
+    const verifier = createVerifier({ publishers: domains, caches: CACHES });
+    calls.punycode = 0;
+    expect(verifier.verify('https://www-other-com.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+    expect(calls.punycode).toBeGreaterThan(0);
+  });
+});
