@@ -1,0 +1,34 @@
+/** The part of `autocannon` 9 (untyped) the benchmark uses. */
+declare module 'autocannon' {
+  namespace autocannon {
+    /** One request template. */
+    interface Request {
+      readonly method: 'GET' | 'OPTIONS' | 'POST' | 'HEAD';
+    }
+    /** Options of a run. */
+    interface Options {
+      readonly url: string;
+      readonly method?: Request['method'];
+      readonly headers?: Record<string, string>;
+      readonly connections?: number;
+      readonly pipelining?: number;
+      readonly duration?: number;
+    }
+    /** Summary statistics of one quantity. */
+    interface Histogram {
+      readonly average: number;
+      readonly p50: number;
+    }
+    /** What a finished run reports. */
+    interface Result {
+      readonly requests: Histogram;
+      readonly latency: Histogram;
+      readonly non2xx: number;
+      readonly errors: number;
+      readonly timeouts: number;
+    }
+  }
+  /** Runs a load test; resolves when it finishes. */
+  function autocannon(options: autocannon.Options): Promise<autocannon.Result>;
+  export default autocannon;
+}

@@ -1,0 +1,15 @@
+/** Small statistics helpers shared by the benchmark scripts. */
+
+/** The median of a non-empty list of numbers. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new Error('median of an empty list');
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Rotates `items` left by `by` places (to vary the order of interleaved runs). */
+export function rotate<T>(items: readonly T[], by: number): T[] {
+  const shift = ((by % items.length) + items.length) % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
