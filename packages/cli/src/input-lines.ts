@@ -40,12 +40,14 @@ export async function* readLines(source: AsyncIterable<string | Uint8Array>, opt
       options.onBytes?.(chunk.byteLength);
       pending += decoder.decode(chunk, { stream: true });
     }
+    let start = 0;
     let newline = pending.indexOf('\n');
     while (newline >= 0) {
-      yield* emit(pending.slice(0, newline));
-      pending = pending.slice(newline + 1);
-      newline = pending.indexOf('\n');
+      yield* emit(pending.slice(start, newline));
+      start = newline + 1;
+      newline = pending.indexOf('\n', start);
     }
+    pending = pending.slice(start);
   }
   pending += decoder.decode();
   if (pending !== '') yield* emit(pending);
