@@ -240,11 +240,13 @@ function chooseRiceParameter(values: Uint8Array, count: number, wordCount: numbe
   const guess = Math.min(maxK, Math.max(1, Math.floor(Math.log2(Math.max(1, mean * Math.LN2)))));
   const candidates = [guess - 1, guess, guess + 1].filter((k) => k >= 1 && k <= maxK);
   const totals = candidates.map(() => 0);
+  let largest = 0;
   for (let i = 1; i < count; i++) {
     loadWords(values, i, cur);
     loadWords(values, i - 1, prev);
     subtractWords(cur, prev, delta);
     const d = wordsToNumber(delta);
+    if (d > largest) largest = d;
     for (let c = 0; c < candidates.length; c++) totals[c] = (totals[c] as number) + Math.floor(d / 2 ** (candidates[c] as number));
   }
   let best = 0;
@@ -252,7 +254,10 @@ function chooseRiceParameter(values: Uint8Array, count: number, wordCount: numbe
     const cost = (k: number, t: number) => (count - 1) * (k + 1) + t;
     if (cost(candidates[c] as number, totals[c] as number) < cost(candidates[best] as number, totals[best] as number)) best = c;
   }
-  return candidates[best] as number;
+  // Never so small that the largest delta's quotient exceeds MAX_RICE_QUOTIENT
+  // (only a list far from uniform, such as one cluster and one outlier, needs this).
+  const needed = largest > MAX_RICE_QUOTIENT ? Math.ceil(Math.log2(largest / MAX_RICE_QUOTIENT)) + 1 : 1;
+  return Math.min(maxK, Math.max(candidates[best] as number, needed));
 }
 
 /**

@@ -154,6 +154,16 @@ describe('wide values (ampcors: 128-bit hashes)', () => {
     expect(bitsPerValue).toBeGreaterThan(128 - Math.log2(n) - 2);
   });
 
+  it('the chosen parameter also codes a list far from uniform (a cluster and an outlier)', () => {
+    const count = 70_000;
+    const flat = new Uint8Array(count * 16);
+    for (let i = 0; i < count - 1; i++) new DataView(flat.buffer).setUint32(i * 16 + 12, i * 3);
+    flat[(count - 1) * 16] = 0x80;
+    const encoding = encodeRiceDeltas(flat, 16);
+    expect(encoding.riceParameter).toBeGreaterThan(100);
+    expect(Buffer.compare(decodeRiceDeltas(encoding, 16), flat)).toBe(0);
+  });
+
   it('refuses unsorted input, bad widths and bad parameters', () => {
     const flat = Uint8Array.of(0, 0, 0, 9, 0, 0, 0, 3);
     expect(code(() => encodeRiceDeltas(flat, 4))).toBe('invalid-option');
