@@ -21,5 +21,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    globalSetup: ['test/setup/global-setup.ts'],
   },
 });

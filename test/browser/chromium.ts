@@ -3,46 +3,22 @@
  * launches it, headless, with every name of the test's origins resolved to
  * 127.0.0.1 and every other name unresolvable (the network here is closed).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { DEBIAN_TOOLS, ensureDebianTools } from '../setup/debian-packages.js';
 
 /** Where Debian's `chromium` package puts the browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-function run(command: string, args: readonly string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    console.log(`[browser] $ ${command} ${args.join(' ')}`);
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    const progress = (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) console.log(`[browser] ${line.trimEnd()}`);
-    };
-    child.stdout.on('data', progress);
-    child.stderr.on('data', progress);
-    child.on('error', (error) => reject(new Error(`cannot run ${command}: ${error.message}`)));
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
-  });
-}
-
 /**
- * Installs Debian's `chromium` package (`apt-get update`, then
- * `apt-get install -y chromium`) unless {@link CHROMIUM_PATH} exists,
- * printing apt's progress. Fails with a clear message when it cannot.
+ * Makes sure Debian's `chromium` package is installed (the vitest global
+ * setup normally did it already; see test/setup/debian-packages.ts). Fails
+ * with a clear message when it cannot be installed.
  */
-export async function ensureChromium(): Promise<void> {
-  if (existsSync(CHROMIUM_PATH)) return;
-  console.log(`[browser] ${CHROMIUM_PATH} is missing: installing Debian's chromium package (this takes a few minutes)`);
-  const started = Date.now();
-  try {
-    await run('apt-get', ['update']);
-    await run('apt-get', ['install', '-y', 'chromium']);
-  } catch (error) {
-    throw new Error(`the browser suite needs Chromium at ${CHROMIUM_PATH} and could not install it (run as root on Debian, or install the chromium package): ${(error as Error).message}`);
-  }
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is still missing`);
-  console.log(`[browser] chromium installed in ${Math.round((Date.now() - started) / 1000)} s`);
+export function ensureChromium(): void {
+  ensureDebianTools(DEBIAN_TOOLS.filter((tool) => tool.path === CHROMIUM_PATH));
 }
 
 /** A running browser profile and its cleanup. */

@@ -56,7 +56,7 @@ let omitApi: AdapterApi;
 
 beforeAll(async () => {
   clearArtifacts();
-  await ensureChromium();
+  ensureChromium();
   apis = createApis({ publishers: PUBLISHERS });
   omitApi = createApi('express', { publishers: PUBLISHERS, onDenied: 'omit' });
   server = await startOriginServer({

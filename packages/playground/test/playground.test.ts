@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type AmpCache, CACHES, cacheOrigin, cacheUrl, createVerifier, explainOrigin, type ServingType } from '@ampcors/core';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireTool } from '../../../test/setup/debian-packages.js';
 import { playgroundDir, playgroundFiles } from '../src/index.js';
 import { LIMITS } from '../src/page/limits.js';
 
@@ -86,7 +87,7 @@ async function verdictShown(target: Page = page): Promise<Record<string, string>
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  requireTool(CHROMIUM);
   if (!existsSync(join(playgroundDir, 'index.html'))) execFileSync('pnpm', ['--filter', 'playground', 'build'], { cwd: PACKAGE_DIR, stdio: 'inherit' });
   server = await serveDist();
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;

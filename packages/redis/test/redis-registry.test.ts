@@ -1,10 +1,10 @@
-// Runs against a real redis-server (Debian's package, installed here when
-// missing) on a free loopback port, started and stopped by the test.
+// Runs against a real redis-server (Debian's package, installed by the
+// vitest global setup when missing) on a free loopback port, started and stopped by the test.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cacheOrigin, createAsyncVerifier } from '@ampcors/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireTool } from '../../../test/setup/debian-packages.js';
 import { createRedisRegistry, LocalCache, type RedisRegistry } from '../src/index.js';
 
 const REDIS = '/usr/bin/redis-server';
@@ -54,10 +54,7 @@ function registry(options: Parameters<typeof createRedisRegistry>[0] = {}): Redi
 }
 
 beforeAll(async () => {
-  if (!existsSync(REDIS)) {
-    console.log('[redis test] installing Debian redis-server…');
-    execFileSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server'], { stdio: 'inherit' });
-  }
+  requireTool(REDIS);
   port = await freePort();
   await startRedis();
 }, 300_000);
