@@ -27,8 +27,9 @@ function invalid(domain: string, why: string): AmpCorsError {
  * Refused with an `AmpCorsError` of code `invalid-domain`: a non-string, an
  * empty name, an empty label, a label that is not letters, digits and inner
  * hyphens, a label over 63 octets, a name over 253 octets, a `xn--` label that
- * is not valid punycode (or does not round-trip), and an all-numeric last
- * label (an IPv4 address is not a domain).
+ * is not valid punycode (or does not round-trip) or decodes to an invalid
+ * U-label (edge hyphens, `--` in positions 3–4, controls, punctuation), and
+ * an all-numeric last label (an IPv4 address is not a domain).
  *
  * @example canonicalDomain('WWW.Example.COM.') // 'www.example.com'
  * @example canonicalDomain('⚡😊.com') // 'xn--57hw060o.com'
@@ -77,10 +78,12 @@ function checkPunycodeLabel(domain: string, label: string): void {
   if (back !== label || !/[^\x00-\x7f]/.test(unicode)) {
     throw invalid(domain, `label ${JSON.stringify(label)} is not valid punycode`);
   }
-  // RFC 5891 §4.2.3.1: a U-label neither begins nor ends with a hyphen, and
-  // holds no control, format (bidi marks, joiners), unassigned, separator or
-  // ASCII punctuation code points.
-  if (unicode.startsWith('-') || unicode.endsWith('-') || U_LABEL_FORBIDDEN.test(unicode)) {
+  // RFC 5891 §4.2.3.1: a U-label neither begins nor ends with a hyphen, has
+  // no hyphens in both its third and fourth positions (so it is never itself
+  // an `xn--` label), and holds no control, format (bidi marks, joiners),
+  // unassigned, separator or ASCII punctuation code points.
+  const points = Array.from(unicode.slice(0, 8));
+  if (unicode.startsWith('-') || unicode.endsWith('-') || (points[2] === '-' && points[3] === '-') || U_LABEL_FORBIDDEN.test(unicode)) {
     throw invalid(domain, `label ${JSON.stringify(label)} decodes to a label that is not a valid U-label`);
   }
 }

@@ -3,7 +3,7 @@
 // ever allowed, in any prefix form, on any cache.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CACHES, cacheOrigin, createVerifier, domainPrefix, prefixForms, reverseOrigin } from '../src/index.js';
+import { AmpCorsError, CACHES, cacheOrigin, canonicalDomain, createVerifier, domainPrefix, prefixForms, reverseOrigin, unicodeDomain } from '../src/index.js';
 import { publisherDomain } from './arbitraries.js';
 
 describe('round trip (SPEC §4)', () => {
@@ -116,5 +116,36 @@ describe('attacks (SPEC §6)', () => {
       ['null', 'null-origin'],
     ];
     for (const [origin, reason] of cases) expect(verifier.verify(origin)).toMatchObject({ allowed: false, reason });
+  });
+});
+
+describe('canonical domains are total (SPEC §6)', () => {
+  it('refuses an A-label whose U-label is itself an xn-- label (found by the attack properties)', () => {
+    // 'xn--xn--a0cn0c-fvaa-jds' decodes to a U-label starting "xn--": RFC 5891
+    // §4.2.3.1 forbids hyphens in positions 3 and 4 of a U-label.
+    expect(() => canonicalDomain('xn--xn--a0cn0c-fvaa-jds.com')).toThrow(/not a valid U-label/);
+    expect(() => createVerifier({ publishers: ['xn--xn--a0cn0c-fvaa-jds.com'] })).toThrow(AmpCorsError);
+    expect(() => canonicalDomain('ab--ü.com')).toThrow(/not a valid U-label/);
+    expect(unicodeDomain(canonicalDomain('abc-ü.com'))).toBe('abc-ü.com');
+  });
+
+  it('every domain canonicalDomain accepts has its prefix forms and can be configured', () => {
+    const punycodeish = fc
+      .array(fc.constantFrom('x', 'n', '-', 'a', '0', 'ü', 'ß', 'ש', '⚡'), { minLength: 1, maxLength: 14 })
+      .map((chars) => chars.join(''));
+    fc.assert(
+      fc.property(punycodeish, fc.boolean(), (text, encode) => {
+        let domain: string;
+        try {
+          domain = canonicalDomain(encode ? `xn--${text}.example.com` : `${text}.example.com`);
+        } catch (error) {
+          expect(error).toBeInstanceOf(AmpCorsError);
+          return;
+        }
+        expect(prefixForms(domain).length).toBeGreaterThan(0);
+        expect(createVerifier({ publishers: [domain] }).verify(cacheOrigin(domain)).allowed).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
