@@ -79,6 +79,12 @@ export interface AllowSetBuilder {
   build(): Uint8Array;
 }
 
+/**
+ * Longest prefix any accepted form can have: toolbox-cache-url checks 63
+ * octets before its `0-…-0` wrap, so its prefix reaches 67 (SPEC §6).
+ */
+const MAX_ACCEPTED_PREFIX_LENGTH = 67;
+
 function invalidSet(message: string): AmpCorsError {
   return new AmpCorsError('invalid-allow-set', `Invalid allow-set: ${message}`);
 }
@@ -414,7 +420,7 @@ function makeAllowSet(
   encoding: AllowSetEncoding,
 ): CompactAllowSet {
   const has = (prefix: string): boolean => {
-    if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 63) return false;
+    if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_ACCEPTED_PREFIX_LENGTH) return false;
     const digest = prefixDigest(prefix);
     let low = 0;
     let high = count - 1;

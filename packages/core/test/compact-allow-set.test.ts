@@ -249,3 +249,16 @@ describe('agreement with the verifier (property)', () => {
     );
   });
 });
+
+describe('long toolbox prefixes', () => {
+  it('allows the 64–67 octet prefix toolbox wraps after its 63-octet check, as the verifier does', () => {
+    // found by the agreement property: a 64-octet toolbox form
+    const domain = 'a--aaaaa.aaaaaaaaa.aaaaa---aaaaaaaa.aaaaaaaaaa-aaa.com';
+    const toolbox = prefixForms(domain).find((f) => f.form === 'toolbox');
+    expect(toolbox?.prefix.length).toBeGreaterThan(63);
+    const origin = `https://${toolbox?.prefix}.cdn.ampproject.org`;
+    expect(createVerifier({ publishers: [domain] }).verify(origin).allowed).toBe(true);
+    expect(loadAllowSet(compileAllowSet([domain])).verifyOrigin(origin).allowed).toBe(true);
+    expect(loadAllowSet(compileAllowSet(['a.com'])).verifyOrigin(origin).allowed).toBe(false);
+  });
+});
