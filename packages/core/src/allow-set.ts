@@ -106,6 +106,28 @@ function formsOf(domain: string): PrefixFormEntry[] {
  * @throws AmpCorsError `invalid-domain` for a malformed domain.
  */
 export function buildAllowSet(domains: Iterable<string>, caches: readonly AmpCache[]): CacheOriginAllowSet {
+  return buildOriginTable(domains, caches, (_origin, entry) => entry);
+}
+
+/** {@link CacheOriginAllowSet} whose values are made by the caller from each entry. */
+export interface OriginTable<T> {
+  /** The value for a raw `Origin` header, if it is an accepted cache origin. */
+  get(origin: string): T | undefined;
+  /** Number of accepted cache origins. */
+  readonly size: number;
+  /** Every accepted cache origin with its value. */
+  entries(): IterableIterator<[string, T]>;
+}
+
+/**
+ * The table behind {@link buildAllowSet}, with the value remembered per
+ * recent origin made by `make` (once per origin and memo generation): the
+ * verifier stores its ready-made verdict there, so a repeated allowed origin
+ * costs one lookup and no allocation.
+ *
+ * @throws AmpCorsError `invalid-domain` for a malformed domain.
+ */
+export function buildOriginTable<T>(domains: Iterable<string>, caches: readonly AmpCache[], make: (origin: string, entry: AllowEntry) => T): OriginTable<T> {
   // A cache domain listed twice names the same origins: the first cache wins.
   const uniqueCaches = caches.filter((cache, index) => caches.findIndex((other) => other.cacheDomain === cache.cacheDomain) === index);
   const suffixes = uniqueCaches.map((cache) => `.${cache.cacheDomain}`);
@@ -128,18 +150,19 @@ export function buildAllowSet(domains: Iterable<string>, caches: readonly AmpCac
   // Longer headers (toolbox's prefix may reach 67 octets) are refused before any hashing.
   const maxOriginLength = SCHEME.length + longestPrefix + longestSuffix;
 
-  const entryOf = (prefix: string, packed: number, cache: AmpCache): AllowEntry => ({
-    publisherDomain: publisherDomains[Math.floor(packed / 4)] as string,
-    cache,
-    prefix,
-    form: FORMS[packed % 4] as PrefixForm,
-  });
+  const valueOf = (origin: string, prefix: string, packed: number, cache: AmpCache): T =>
+    make(origin, {
+      publisherDomain: publisherDomains[Math.floor(packed / 4)] as string,
+      cache,
+      prefix,
+      form: FORMS[packed % 4] as PrefixForm,
+    });
 
   // Recent-origin memo in two generations: a hit in the older one is
   // promoted; when the newer one is full, the older one is dropped.
-  let recent = new Map<string, AllowEntry>();
-  let older = new Map<string, AllowEntry>();
-  const remember = (origin: string, entry: AllowEntry): AllowEntry => {
+  let recent = new Map<string, T>();
+  let older = new Map<string, T>();
+  const remember = (origin: string, entry: T): T => {
     if (recent.size >= MEMO_GENERATION_SIZE) {
       older = recent;
       recent = new Map();
@@ -148,7 +171,7 @@ export function buildAllowSet(domains: Iterable<string>, caches: readonly AmpCac
     return entry;
   };
 
-  const lookup = (origin: string): AllowEntry | undefined => {
+  const lookup = (origin: string): T | undefined => {
     if (!origin.startsWith(SCHEME)) return undefined;
     for (let i = 0; i < suffixes.length; i++) {
       const suffix = suffixes[i] as string;
@@ -159,7 +182,7 @@ export function buildAllowSet(domains: Iterable<string>, caches: readonly AmpCac
       if (remembered !== undefined) return remember(origin, remembered);
       const prefix = origin.slice(SCHEME.length, SCHEME.length + prefixLength);
       const packed = prefixes.get(prefix);
-      if (packed !== undefined) return remember(origin, entryOf(prefix, packed, uniqueCaches[i] as AmpCache));
+      if (packed !== undefined) return remember(origin, valueOf(origin, prefix, packed, uniqueCaches[i] as AmpCache));
     }
     return undefined;
   };
@@ -174,7 +197,10 @@ export function buildAllowSet(domains: Iterable<string>, caches: readonly AmpCac
     },
     *entries() {
       for (const [prefix, packed] of prefixes) {
-        for (const cache of uniqueCaches) yield [`${SCHEME}${prefix}.${cache.cacheDomain}`, entryOf(prefix, packed, cache)];
+        for (const cache of uniqueCaches) {
+          const origin = `${SCHEME}${prefix}.${cache.cacheDomain}`;
+          yield [origin, valueOf(origin, prefix, packed, cache)];
+        }
       }
     },
   };

@@ -1,4 +1,4 @@
-import { buildAllowSet, type CacheOriginAllowSet } from './allow-set.js';
+import { type AllowEntry, buildOriginTable, type CacheOriginAllowSet } from './allow-set.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
 import type { PrefixForm } from './domain-prefix.js';
 import { AmpCorsError } from './errors.js';
@@ -125,6 +125,21 @@ function shown(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 }
 
+/** The verdict of an allowed cache origin of the allow-set, frozen: it is shared by every request with that origin. */
+function cacheVerdict(origin: string, entry: AllowEntry): AllowedVerdict {
+  const hashed = entry.form === 'hash-ascii' || entry.form === 'hash-unicode' || !entry.prefix.includes('-');
+  return Object.freeze({
+    allowed: true,
+    origin,
+    via: 'cache',
+    reason: hashed ? 'cache-origin-hashed' : 'cache-origin',
+    publisherDomain: entry.publisherDomain,
+    cache: entry.cache,
+    prefix: entry.prefix,
+    prefixForm: entry.form,
+  });
+}
+
 function deny(origin: string | null, reason: DenyReason, detail: string, extra?: Partial<DeniedVerdict>): DeniedVerdict {
   return { allowed: false, origin, reason, detail, ...extra };
 }
@@ -159,7 +174,16 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const rules = parsePublisherRules(config.publishers, caches);
   const explicitOrigins = config.origins === undefined ? undefined : parseOrigins(config.origins);
   const legacy = config.legacyCacheOrigins === true;
-  const allowSet = buildAllowSet(rules.exact, caches);
+  const table = buildOriginTable(rules.exact, caches, (origin, entry) => ({ entry, verdict: cacheVerdict(origin, entry) }));
+  const allowSet: CacheOriginAllowSet = {
+    get: (origin) => table.get(origin)?.entry,
+    get size() {
+      return table.size;
+    },
+    *entries() {
+      for (const [origin, { entry }] of table.entries()) yield [origin, entry];
+    },
+  };
 
   const isPublisherOrigin = (origin: string): boolean => {
     if (explicitOrigins) return explicitOrigins.has(origin);
@@ -190,24 +214,9 @@ export function createVerifier(config: VerifierConfig): Verifier {
       return deny(null, 'missing', 'no Origin header and no AMP-Same-Origin: true');
     }
     if (typeof origin !== 'string') return deny(null, 'malformed', 'Origin is not a string');
-    // 2. Fast path: the exact bytes of an accepted origin.
-    const entry = allowSet.get(origin);
-    if (entry !== undefined) {
-      const hashed = entry.form === 'hash-ascii' || entry.form === 'hash-unicode' || !entry.prefix.includes('-');
-      return withSource(
-        {
-          allowed: true,
-          origin,
-          via: 'cache',
-          reason: hashed ? 'cache-origin-hashed' : 'cache-origin',
-          publisherDomain: entry.publisherDomain,
-          cache: entry.cache,
-          prefix: entry.prefix,
-          prefixForm: entry.form,
-        },
-        context,
-      );
-    }
+    // 2. Fast path: the exact bytes of an accepted origin, its verdict made once.
+    const known = table.get(origin);
+    if (known !== undefined) return withSource(known.verdict, context);
     if (explicitOrigins?.has(origin)) return withSource({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin' }, context);
     // 3. Judge the header as sent.
     const parsed = parseOrigin(origin);
