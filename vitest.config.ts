@@ -14,6 +14,7 @@ export default defineConfig({
       '@ampcors/fetch': src('fetch'),
       '@ampcors/redis': src('redis'),
       '@ampcors/cli': src('cli'),
+      playground: src('playground'),
     },
   },
   test: {

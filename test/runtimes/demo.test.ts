@@ -5,6 +5,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { createVerifier } from '@ampcors/core';
+import { playgroundFiles } from 'playground';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, type ExampleProcess, startExample } from './example-process.js';
 import { subscriptions } from './publisher-api-scenarios.js';
@@ -44,7 +46,7 @@ describe('pnpm demo (examples/express)', () => {
   let demo: ExampleProcess | undefined;
 
   beforeAll(async () => {
-    ensureBuilt(['core', 'express']);
+    ensureBuilt(['core', 'express', 'playground']);
     demo = await startExample('express');
   });
 
@@ -79,6 +81,22 @@ describe('pnpm demo (examples/express)', () => {
         expect(response.headers.get('access-control-allow-credentials')).toBe('true');
       }
     }
+  });
+
+  it('serves the playground at its root, linked with the demo\'s own publisher list', async () => {
+    const link = /^playground \(.*\): (http\S+)$/m.exec(demo!.output())?.[1];
+    expect(link).toBeDefined();
+    const url = new URL(link as string);
+    expect(url.origin).toBe(demo!.url);
+    const state = new URLSearchParams(url.hash.slice(1));
+    expect(state.get('publishers')?.split('\n')).toContain('www.example.com');
+    expect(createVerifier({ publishers: state.get('publishers')?.split('\n') ?? [] }).verify(state.get('check')).reason).toBe('cache-origin-hashed');
+    const page = await fetch(`${demo!.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain('app.js');
+    for (const file of playgroundFiles) expect((await fetch(`${demo!.url}/${file}`)).status, file).toBe(200);
   });
 
   it('stops cleanly on Ctrl-C (SIGINT)', async () => {

@@ -51,7 +51,12 @@ const LISTENING = /listening on (http:\/\/[^\s]+?)\/?(?:\s|$)/;
  * lock keeps parallel test files from building at the same time.
  */
 export function ensureBuilt(packages: readonly string[]): void {
-  const missing = () => packages.some((name) => !existsSync(join(ROOT, 'packages', name, 'dist', 'index.js')));
+  // The playground builds a static page (dist/index.html) and a Node entry (lib/index.js).
+  const built = (name: string) =>
+    name === 'playground'
+      ? existsSync(join(ROOT, 'packages', name, 'dist', 'index.html')) && existsSync(join(ROOT, 'packages', name, 'lib', 'index.js'))
+      : existsSync(join(ROOT, 'packages', name, 'dist', 'index.js'));
+  const missing = () => packages.some((name) => !built(name));
   if (!missing()) return;
   const lock = join(ROOT, 'node_modules', '.ampcors-build.lock');
   const deadline = Date.now() + 300_000;

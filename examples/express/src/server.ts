@@ -1,12 +1,15 @@
 /**
  * The demo publisher API (`npm run demo`): Express with the `@ampcors/express`
- * middleware, trusting an embedded list of publisher domains. It prints
- * ready-to-paste curl lines at start and stops cleanly on Ctrl-C (SIGINT) or
- * SIGTERM.
+ * middleware, trusting an embedded list of publisher domains, and the
+ * playground page (cache URL calculator, origin trace, verdict) at its root,
+ * opened on the demo's own domain list. It prints ready-to-paste curl lines
+ * at start and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  */
 import { createServer } from 'node:http';
 import express from 'express';
+import { cacheOrigin } from '@ampcors/core';
 import { ampCors, ampRedirectTo } from '@ampcors/express';
+import { playgroundDir } from 'playground';
 import { tryItLines } from './try-it.js';
 
 /** The publisher domains this API trusts, on their own origins and on every AMP cache. */
@@ -32,6 +35,9 @@ app.get('/health', (_req, res) => {
   res.json({ status: 'ok', runtime: `node ${process.version}`, subscriptions });
 });
 
+// The playground, a static page running @ampcors/core in the browser (same origin: no CORS needed).
+app.use(express.static(playgroundDir, { index: 'index.html' }));
+
 app.use('/api', ampCors({ publishers: PUBLISHERS }));
 
 // amp-list reads `{ items: [...] }`.
@@ -50,6 +56,13 @@ app.post('/api/subscribe', express.urlencoded({ extended: false, limit: '4kb' })
   res.set('AMP-Redirect-To', ampRedirectTo('https://www.example.com/thanks')).json({ subscribed: true });
 });
 
+/** The playground's address with this API's publisher list and a hashed cache origin to check, kept in its URL fragment. */
+function playgroundLink(base: string): string {
+  const hashed = cacheOrigin(PUBLISHERS[3] as string);
+  const state = new URLSearchParams({ publishers: PUBLISHERS.join('\n'), check: hashed, origin: cacheOrigin('www.example.com') });
+  return `${base}/#${state.toString()}`;
+}
+
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 const server = createServer(app);
@@ -58,7 +71,13 @@ server.listen(port, host, () => {
   const address = server.address();
   const bound = typeof address === 'object' && address !== null ? address.port : port;
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
-  const lines = [`ampcors example (express): publisher API listening on ${base}`, `publishers: ${PUBLISHERS.join(', ')}`, '', 'Try it:'];
+  const lines = [
+    `ampcors example (express): publisher API listening on ${base}`,
+    `publishers: ${PUBLISHERS.join(', ')}`,
+    `playground (cache URLs, origin trace, verdict for this list): ${playgroundLink(base)}`,
+    '',
+    'Try it:',
+  ];
   for (const { comment, curl } of tryItLines(base, { publishers: PUBLISHERS })) lines.push(`# ${comment}`, curl, '');
   lines.push('Stop with Ctrl-C.');
   console.log(lines.join('\n'));
