@@ -29,4 +29,5 @@ export const assert: typeof real.assert = ((property: Parameters<typeof real.ass
     seed: params?.seed ?? PROPERTY_SEED,
   })) as typeof real.assert;
 
-export default { ...real, assert };
+const capped: typeof real = { ...real, assert };
+export default capped;
