@@ -2,7 +2,7 @@
  * The conformance table: one request and the response every adapter must
  * give (SPEC §6–7 and issue #3). `headers` values of `null` must be absent.
  */
-import { cacheOrigin, createVerifier } from '@ampcors/core';
+import { cacheOrigin, createAsyncVerifier, createVerifier, type PublisherSource, prefixForms } from '@ampcors/core';
 import type { AdapterOptions, ConformanceRequest } from './harnesses.js';
 
 /** Expected outcome of a scenario. */
@@ -36,6 +36,20 @@ const HASHED = cacheOrigin(LONG);
 const EVIL_CACHE = cacheOrigin('evil.com');
 const MAIL = 'https://mail.google.com';
 const sync = createVerifier({ publishers: PUBLISHERS });
+
+/**
+ * A shared registry as `@ampcors/redis` keeps it (publisher set + prefix
+ * table of every accepted form), answering after a macrotask like a network
+ * store; `down` makes every answer fail.
+ */
+function registrySource(domains: readonly string[], down = false): PublisherSource {
+  const prefixes = new Map(domains.flatMap((domain) => prefixForms(domain).map(({ prefix }) => [prefix, domain] as const)));
+  const later = <T>(value: T) =>
+    new Promise<T>((resolve, reject) => setTimeout(() => (down ? reject(new Error('ECONNREFUSED 127.0.0.1:6379')) : resolve(value)), 1));
+  return { publisherOfPrefix: (prefix) => later(prefixes.get(prefix)), hasPublisher: (domain) => later(domains.includes(domain)) };
+}
+/** In memory: example.com only; in the shared registry: the long (hashed) domain. */
+const fleet = (down = false) => createAsyncVerifier({ publishers: ['example.com'], source: registrySource([LONG], down) });
 
 const ACAO = 'access-control-allow-origin';
 const ACAC = 'access-control-allow-credentials';
@@ -219,5 +233,41 @@ export const SCENARIOS: readonly Scenario[] = [
     options: { verifier: { verify: async (origin, context) => sync.verify(origin, context) } },
     request: get({ Origin: HASHED }),
     expect: { ...allowedGet(HASHED), seenReason: 'cache-origin-hashed' },
+  },
+  {
+    name: 'createAsyncVerifier: in-memory domain answered without the registry',
+    options: { verifier: fleet() },
+    request: get({ Origin: CACHE }),
+    expect: { ...allowedGet(CACHE), seenReason: 'cache-origin' },
+  },
+  {
+    name: 'createAsyncVerifier: hashed origin of a registry domain allowed',
+    options: { verifier: fleet() },
+    request: get({ Origin: HASHED }),
+    expect: { ...allowedGet(HASHED), seenReason: 'cache-origin-hashed' },
+  },
+  {
+    name: 'createAsyncVerifier: preflight of a registry domain',
+    options: { verifier: fleet() },
+    request: preflight(HASHED, { 'Access-Control-Request-Headers': 'content-type' }),
+    expect: { status: 204, headers: { [ACAO]: HASHED, [ACAC]: 'true' }, vary: ['Origin'], handlerRan: false },
+  },
+  {
+    name: 'createAsyncVerifier: unknown publisher denied before the handler',
+    options: { verifier: fleet() },
+    request: post({ Origin: EVIL_CACHE }),
+    expect: rejected('unknown-publisher'),
+  },
+  {
+    name: 'createAsyncVerifier: registry down fails closed (403 source-unavailable)',
+    options: { verifier: fleet(true) },
+    request: post({ Origin: HASHED }),
+    expect: rejected('source-unavailable'),
+  },
+  {
+    name: 'createAsyncVerifier: registry down, an in-memory domain still allowed',
+    options: { verifier: fleet(true) },
+    request: get({ Origin: CACHE }),
+    expect: { ...allowedGet(CACHE), seenReason: 'cache-origin' },
   },
 ];
