@@ -162,3 +162,23 @@ describe('custom caches', () => {
     expect(custom.verify('https://example-com.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
   });
 });
+
+describe('shared verdicts', () => {
+  it('an allowed cache origin gets the same frozen verdict each time; a handler cannot alter the next request\'s', () => {
+    const verifier = createVerifier({ publishers: ['example.com'] });
+    const origin = 'https://example-com.cdn.ampproject.org';
+    const first = verifier.verify(origin);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(() => {
+      (first as { publisherDomain?: string }).publisherDomain = 'evil.com';
+    }).toThrow(TypeError);
+    const second = verifier.verify(origin);
+    expect(second).toBe(first);
+    expect(second).toMatchObject({ allowed: true, publisherDomain: 'example.com', reason: 'cache-origin' });
+    // With __amp_source_origin checked, the verdict is a copy carrying it.
+    const withSource = verifier.verify(origin, { sourceOrigin: 'https://example.com' });
+    expect(withSource).not.toBe(first);
+    expect(withSource).toMatchObject({ allowed: true, sourceOrigin: 'https://example.com' });
+    expect(verifier.verify(origin)).not.toHaveProperty('sourceOrigin');
+  });
+});
