@@ -1,0 +1,262 @@
+// Domain names, prefixes, publisher rules and the allow-set at their edges
+// (issue #6, mutation testing): canonicalDomain's refusals with their
+// messages and the 63/253/1024 boundaries on both sides, the code-point
+// hyphen rule of the guide's prefix, toolboxPrefix against
+// @ampproject/toolbox-cache-url itself, the composition of prefixForms, and
+// the allow-set's lookup against origins that only resemble cache origins.
+import { createRequire } from 'node:module';
+import {
+  AmpCorsError,
+  basicPrefix,
+  buildAllowSet,
+  CACHES,
+  canonicalDomain,
+  createVerifier,
+  domainPrefix,
+  fallbackPrefix,
+  parsePublisherRules,
+  prefixForms,
+  type PrefixFormEntry,
+  toolboxPrefix,
+  unicodeDomain,
+} from '@ampcors/core';
+import { describe, expect, it } from 'vitest';
+
+const toolbox = createRequire(import.meta.url)('@ampproject/toolbox-cache-url') as { createCurlsSubdomain(url: string): Promise<string> };
+
+function errorOf(run: () => unknown): AmpCorsError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AmpCorsError);
+    return error as AmpCorsError;
+  }
+  throw new Error('expected an AmpCorsError');
+}
+
+/** A plain domain of exactly `length` octets: 63-octet labels, then the rest, then ".com". */
+function domainOfLength(length: number, letter = 'a'): string {
+  const labels: string[] = [];
+  let left = length - '.com'.length;
+  while (left > 64) {
+    labels.push(letter.repeat(63));
+    left -= 64;
+  }
+  labels.push(letter.repeat(left));
+  return `${labels.join('.')}.com`;
+}
+
+describe('canonicalDomain: refusals name the problem', () => {
+  const cases: Array<[string, unknown, RegExp]> = [
+    ['a number', 42, /^Invalid domain "42": not a string$/],
+    ['undefined', undefined, /^Invalid domain "undefined": not a string$/],
+    ['the empty string', '', /^Invalid domain "": empty$/],
+    ['a lone dot', '.', /^Invalid domain "\.": empty$/],
+    ['an empty label', 'a..com', /^Invalid domain "a\.\.com": empty label$/],
+    ['a leading dot', '.example.com', /empty label$/],
+    ['a bad character', 'exa mple.com', /label "exa mple" is not letters, digits and inner hyphens$/],
+    ['a leading hyphen', '-a.com', /label "-a" is not letters, digits and inner hyphens$/],
+    ['an IPv4 address', '1.2.3.4', /an IP address is not a domain$/],
+    ['a numeric last label', 'example.123', /an IP address is not a domain$/],
+    ['punycode that overflows', 'xn--99999999999.com', /label "xn--99999999999" is not valid punycode$/],
+    ['punycode decoding to a dot', 'xn--r6j.com', /label "xn--r6j" is not valid punycode$/],
+    ['punycode decoding to a leading hyphen', 'xn----eha.com', /label "xn----eha" decodes to a label that is not a valid U-label$/],
+    ['punycode decoding to a trailing hyphen', 'xn----dha.com', /label "xn----dha" decodes to a label that is not a valid U-label$/],
+    ['punycode decoding to a joiner', 'xn--ab-m1t.com', /decodes to a label that is not a valid U-label$/],
+    ['punycode decoding to an ideographic space', 'xn--ab-l13a.com', /decodes to a label that is not a valid U-label$/],
+  ];
+  it.each(cases)('%s', (_, domain, message) => {
+    const error = errorOf(() => canonicalDomain(domain as string));
+    expect(error.code).toBe('invalid-domain');
+    expect(error.message).toMatch(message);
+  });
+  it('quotes at most 80 characters of a long input', () => {
+    const domain = `${'a'.repeat(100)}!.com`;
+    const message = errorOf(() => canonicalDomain(domain)).message;
+    expect(message).toContain(JSON.stringify(`${domain.slice(0, 80)}…`));
+    expect(message).not.toContain(domain.slice(0, 81));
+    const eighty = `${'b'.repeat(75)}!.com`;
+    expect(eighty).toHaveLength(80);
+    expect(errorOf(() => canonicalDomain(eighty)).message).toContain(JSON.stringify(eighty));
+  });
+});
+
+describe('canonicalDomain: boundaries on both sides', () => {
+  it('253 octets pass and 254 fail, on the fast path and after lowercasing', () => {
+    const d253 = domainOfLength(253);
+    const d254 = domainOfLength(254);
+    expect(d253).toHaveLength(253);
+    expect(canonicalDomain(d253)).toBe(d253);
+    expect(canonicalDomain(d253.toUpperCase())).toBe(d253);
+    expect(canonicalDomain(`${d253}.`)).toBe(d253);
+    expect(errorOf(() => canonicalDomain(d254)).message).toMatch(/longer than 253 octets$/);
+    expect(errorOf(() => canonicalDomain(d254.toUpperCase())).message).toMatch(/longer than 253 octets$/);
+  });
+  it('labels of 63 octets pass and 64 fail', () => {
+    expect(canonicalDomain(`${'a'.repeat(63)}.com`)).toBe(`${'a'.repeat(63)}.com`);
+    expect(canonicalDomain(`${'A'.repeat(63)}.com`)).toBe(`${'a'.repeat(63)}.com`);
+    expect(errorOf(() => canonicalDomain(`${'a'.repeat(64)}.com`)).message).toMatch(/label longer than 63 octets$/);
+  });
+  it('inputs over 1024 characters are refused before any punycode work; 1024 are judged', () => {
+    expect(errorOf(() => canonicalDomain('a'.repeat(1025))).message).toMatch(/longer than 1024 characters$/);
+    expect(errorOf(() => canonicalDomain('a'.repeat(1024))).message).toMatch(/longer than 253 octets$/);
+  });
+  it('removes one trailing dot, lowercases, converts IDNs', () => {
+    expect(canonicalDomain('WWW.Example.COM.')).toBe('www.example.com');
+    expect(canonicalDomain('example.com.')).toBe('example.com');
+    expect(canonicalDomain('Bücher.DE')).toBe('xn--bcher-kva.de');
+    expect(canonicalDomain('xn--bcher-kva.de')).toBe('xn--bcher-kva.de');
+    expect(canonicalDomain('a')).toBe('a');
+    expect(errorOf(() => canonicalDomain('example.com..')).message).toMatch(/empty label$/);
+  });
+});
+
+describe('the guide\'s prefix: the hyphen rule counts code points', () => {
+  it('wraps when code points 3 and 4 are hyphens, even after an astral character', () => {
+    // "😊a-b.com" → "😊a--b-com": code points 3–4 are "--" (UTF-16 units 3–4 are not).
+    const wrapped = domainPrefix('😊a-b.com');
+    expect(wrapped.startsWith('xn--0-')).toBe(true);
+    expect(wrapped.endsWith('-0') || /-0-[a-z0-9]+$/.test(wrapped)).toBe(true);
+    // "😊-z.com" → "😊--z-com": UTF-16 units 3–4 are "--", code points 3–4 are "-z".
+    expect(domainPrefix('😊-z.com').startsWith('xn--0-')).toBe(false);
+    expect(basicPrefix(canonicalDomain('😊-z.com'))).toBe(domainPrefix('😊-z.com'));
+  });
+  it('ASCII domains: doubled hyphens, dots as hyphens, the wrap', () => {
+    expect(basicPrefix('en-us.example.com')).toBe('0-en--us-example-com-0');
+    expect(basicPrefix('a-b.example.com')).toBe('a--b-example-com');
+    expect(basicPrefix('abc-d.com')).toBe('abc--d-com');
+  });
+});
+
+// Hosts on both sides of every rule toolbox-cache-url applies.
+const TOOLBOX_HOSTS = [
+  'example.com',
+  'a-b.example.com',
+  'ab-c.com', // "--" at 3–4 only after doubling: wrapped
+  'ab--cd.com', // "--" at 3–4 of the host itself: hashed
+  'in--trouble.com',
+  'xn--b-c-pla.com', // the hyphen rule exempts "xn…"
+  'localhost', // no dot: hashed
+  `${'a'.repeat(59)}.com`, // 63 octets: readable
+  `${'a'.repeat(60)}.com`, // 64 octets: hashed
+  `${'a-'.repeat(25)}a.com`, // 55 octets whose label doubles past 63: hashed
+  'xn--bcher-kva.de',
+  'bücher.de',
+  'xn--4gbrim.com', // right-to-left label and a left-to-right one: hashed
+  'مثال.com',
+  'مثال.إختبار',
+  'hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c',
+];
+
+describe('toolboxPrefix is what @ampproject/toolbox-cache-url 2.10.1 computes', () => {
+  it.each(TOOLBOX_HOSTS)('%s', async (host) => {
+    expect(toolboxPrefix(host)).toBe(await toolbox.createCurlsSubdomain(`https://${host}`));
+  });
+});
+
+/** prefixForms by its definition: spec, toolbox of ASCII and Unicode, the two hashes when some algorithm hashes or for an IDN; first form wins. */
+function expectedForms(domain: string): PrefixFormEntry[] {
+  const ascii = canonicalDomain(domain);
+  const unicode = unicodeDomain(ascii);
+  const basic = basicPrefix(ascii);
+  const specHashed = basic.length > 63;
+  const toolboxAscii = toolboxPrefix(ascii);
+  const toolboxUnicode = toolboxPrefix(unicode);
+  const hashed = specHashed || toolboxAscii === fallbackPrefix(ascii) || toolboxUnicode === fallbackPrefix(unicode);
+  const all: PrefixFormEntry[] = [
+    { prefix: specHashed ? fallbackPrefix(ascii) : basic, form: 'spec' },
+    { prefix: toolboxAscii, form: 'toolbox' },
+    { prefix: toolboxUnicode, form: 'toolbox' },
+  ];
+  if (hashed || unicode !== ascii) all.push({ prefix: fallbackPrefix(ascii), form: 'hash-ascii' }, { prefix: fallbackPrefix(unicode), form: 'hash-unicode' });
+  return all.filter((entry, index) => all.findIndex((other) => other.prefix === entry.prefix) === index);
+}
+
+const FORM_DOMAINS = [...TOOLBOX_HOSTS.filter((h) => h !== 'localhost' && !h.startsWith('hello.')), `${'long-publisher-domain-name'.repeat(2)}.example.net`, 'ab--cd.xn', '😊a-b.com'];
+
+describe('prefixForms lists every form once, in order', () => {
+  it.each(FORM_DOMAINS)('%s', (domain) => {
+    const forms = prefixForms(domain);
+    expect(forms).toEqual(expectedForms(domain));
+    expect(new Set(forms.map((f) => f.prefix)).size).toBe(forms.length);
+  });
+  it('a plain short domain has one form; an IDN has its two hashes', () => {
+    expect(prefixForms('example.com')).toEqual([{ prefix: 'example-com', form: 'spec' }]);
+    const idn = prefixForms('bücher.de');
+    expect(idn).toContainEqual({ prefix: fallbackPrefix('xn--bcher-kva.de'), form: 'hash-ascii' });
+    expect(idn).toContainEqual({ prefix: fallbackPrefix('bücher.de'), form: 'hash-unicode' });
+    expect(idn.filter((f) => f.form === 'toolbox')).toEqual([]); // toolbox agrees with the guide here
+  });
+});
+
+describe('buildAllowSet', () => {
+  it.each(FORM_DOMAINS)('lists exactly prefixForms × caches for %s', (domain) => {
+    const canonical = canonicalDomain(domain);
+    const set = buildAllowSet([canonical], CACHES);
+    const expected = prefixForms(canonical).flatMap(({ prefix, form }) =>
+      CACHES.map((cache) => [`https://${prefix}.${cache.cacheDomain}`, { publisherDomain: canonical, cache, prefix, form }] as const),
+    );
+    expect([...set.entries()].sort(([a], [b]) => a.localeCompare(b))).toEqual([...expected].sort(([a], [b]) => a.localeCompare(b)));
+    expect(set.size).toBe(expected.length);
+    for (const [origin, entry] of expected) expect(set.get(origin)).toEqual(entry);
+  });
+  it('refuses a domain that is not canonical', () => {
+    expect(() => buildAllowSet(['1.2.3.4'], CACHES)).toThrow(AmpCorsError);
+  });
+  it('matches only the exact cache suffix, never a look-alike of the same length', () => {
+    const set = buildAllowSet(['example.com'], CACHES);
+    expect(set.get('https://example-com.cdn.ampproject.org')).toBeDefined();
+    for (const origin of [
+      'https://example-com.cdn.ampproject.net',
+      'https://example-com.cdn-ampproject.org',
+      'https://example-comxcdn.ampproject.org',
+      'https://example-com.www.bing-amp.net',
+      'http://example-com.cdn.ampproject.org',
+      'https://example-com.cdn.ampproject.org.',
+      'https://.cdn.ampproject.org',
+      'https://cdn.ampproject.org',
+    ]) {
+      expect(set.get(origin)).toBeUndefined();
+    }
+    expect(createVerifier({ publishers: ['example.com'] }).verify('https://example-com.cdn.ampproject.net')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+  });
+  it('answers undefined, never throws, for a non-string', () => {
+    const set = buildAllowSet(['example.com'], CACHES);
+    for (const value of [42, null, undefined, {}, ['https://example-com.cdn.ampproject.org']]) expect(set.get(value as never)).toBeUndefined();
+  });
+  it('reports the first configured domain for a shared prefix, and each cache once', () => {
+    const twice = buildAllowSet(['example.com'], [...CACHES, CACHES[0]!]);
+    expect(twice.size).toBe(2);
+    const shared = buildAllowSet(['example.com', 'example.com'], CACHES);
+    expect(shared.size).toBe(2);
+    expect(shared.get('https://example-com.www.bing-amp.com')).toMatchObject({ publisherDomain: 'example.com', cache: CACHES[1] });
+  });
+});
+
+describe('parsePublisherRules: refusals name the rule', () => {
+  const cases: Array<[string, unknown, string, RegExp]> = [
+    ['not an array', 'example.com', 'invalid-option', /^publishers must be an array of domains$/],
+    ['a number', [42], 'invalid-domain', /^publishers: 42 is not a string$/],
+    ['an invalid domain', ['exa mple.com'], 'invalid-domain', /^publishers: Invalid domain "exa mple\.com": label "exa mple"/],
+    ['an invalid wildcard base', ['*.-a.com'], 'invalid-domain', /^publishers: Invalid domain "-a\.com"/],
+    ['a public suffix', ['co.uk'], 'public-suffix-rule', /^publishers: co\.uk is a public suffix; a rule may not cover every domain under it$/],
+    ['a wildcard public suffix', ['*.github.io'], 'public-suffix-rule', /^publishers: \*\.github\.io is a public suffix/],
+    ['a cache domain', ['cdn.ampproject.org'], 'publisher-covers-cache', /^publishers: cdn\.ampproject\.org covers the Google AMP Cache domain cdn\.ampproject\.org$/],
+    ['a wildcard on a cache domain', ['*.cdn.ampproject.org'], 'publisher-covers-cache', /covers the Google AMP Cache domain/],
+    ['a domain under a cache', ['a.www.bing-amp.com'], 'publisher-covers-cache', /covers the Bing AMP Cache domain www\.bing-amp\.com$/],
+    ['a wildcard above a cache', ['*.bing-amp.com'], 'publisher-covers-cache', /covers the Bing AMP Cache domain/],
+  ];
+  it.each(cases)('%s', (_, publishers, code, message) => {
+    const error = errorOf(() => parsePublisherRules(publishers as string[], CACHES));
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(message);
+  });
+  it('an exact rule above a cache is fine (it trusts that domain only)', () => {
+    expect(parsePublisherRules(['bing-amp.com'], CACHES).exact).toEqual(new Set(['bing-amp.com']));
+  });
+  it('sorts rules into exact domains and wildcard bases, canonicalized', () => {
+    const rules = parsePublisherRules(['Example.COM', '*.Example.org', 'bücher.de'], CACHES);
+    expect(rules.exact).toEqual(new Set(['example.com', 'xn--bcher-kva.de']));
+    expect(rules.wildcard).toEqual(new Set(['example.org']));
+  });
+});
