@@ -1,8 +1,12 @@
+/**
+ * The command table of `ampcors`: one entry per command. The shared parts
+ * (exit codes, types, input handling) live in `command-kit.ts`; `explain` and
+ * `redis` in their own files.
+ */
 import { createReadStream } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
-  type AmpCache,
   CACHES,
   cacheOrigin,
   cacheUrl,
@@ -18,158 +22,14 @@ import {
   type ServingType,
   type Verdict,
 } from '@ampcors/core';
-import { type InputLine, readFileBytes, readLines, readListArgument, UnreadableFileError } from './input-lines.js';
-import { type InputStream, type OutputStream, writeLine } from './output.js';
+import { CACHE_OPTION, type Command, cacheOption, EXIT, forEachInput, stringOption, UsageError, verdictJson, verdictText } from './command-kit.js';
+import { explain } from './explain-command.js';
+import { readFileBytes, readLines, readListArgument, UnreadableFileError } from './input-lines.js';
+import { type InputStream, writeLine } from './output.js';
 import { createProgressBar } from './progress-bar.js';
+import { redis } from './redis-command.js';
 
-/** Exit codes of the `ampcors` command (documented in `--help` and the README). */
-export const EXIT = {
-  /** Success; `check`: every origin allowed. */
-  ok: 0,
-  /** A negative answer: `check` denied an origin, `reverse` found no publisher domain. */
-  denied: 1,
-  /** Usage error: unknown command or option, missing argument. */
-  usage: 2,
-  /** Bad input: an invalid domain, URL or origin, an invalid allow-set or configuration. */
-  badInput: 3,
-  /** A file could not be read or written. */
-  unreadableFile: 4,
-} as const;
-
-/** The streams and directory a command runs with. */
-export interface CommandIo {
-  readonly stdin: InputStream;
-  readonly stdout: OutputStream;
-  readonly stderr: OutputStream;
-  readonly cwd: string;
-}
-
-/** What a command receives: its parsed arguments and the streams. */
-export interface CommandContext {
-  /** Positional arguments after the command name. */
-  readonly positionals: readonly string[];
-  /** Parsed options (see the command's `options`). */
-  readonly values: Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
-  /** `--json`: write one JSON object per line. */
-  readonly json: boolean;
-  readonly io: CommandIo;
-}
-
-/** An option of a command, in `node:util` `parseArgs` form, with its help text. */
-export interface CommandOption {
-  readonly type: 'string' | 'boolean';
-  readonly short?: string;
-  readonly multiple?: boolean;
-  /** Placeholder shown in help, e.g. `<id>`. */
-  readonly arg?: string;
-  /** One-line description. */
-  readonly description: string;
-}
-
-/** One entry of the command table: add an entry to add a command (help follows). */
-export interface Command {
-  /** One line for the command list. */
-  readonly summary: string;
-  /** Synopsis after `ampcors`, e.g. `prefix <domain>`. */
-  readonly usage: string;
-  /** Options besides the common `--json` and `--help`. */
-  readonly options: Readonly<Record<string, CommandOption>>;
-  /** Example invocations for `--help`. */
-  readonly examples: readonly string[];
-  /** Runs the command; resolves to its exit code. */
-  run(context: CommandContext): Promise<number>;
-}
-
-/** A wrong invocation (exit code 2). */
-export class UsageError extends Error {
-  /** @param message - what was wrong, shown on stderr */
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
-/** The result of one input line of a line-by-line command. */
-interface LineOutcome {
-  readonly code: number;
-  /** Lines for stdout in text mode. */
-  readonly text?: readonly string[];
-  /** A message for stderr in text mode. */
-  readonly message?: string;
-  /** The object written in `--json` mode. */
-  readonly json: Record<string, unknown>;
-}
-
-function failure(input: string, error: unknown): LineOutcome {
-  if (isAmpCorsError(error)) {
-    return { code: EXIT.badInput, message: `${input}: ${error.message}`, json: { input, error: { code: error.code, message: error.message } } };
-  }
-  throw error;
-}
-
-/**
- * Runs `handle` on every input: the positionals, or — when there are none or
- * the only one is `-` — each line of stdin, streamed. Text results go to
- * stdout, problems to stderr; with `--json` one object per input goes to
- * stdout. The exit code is the highest of the inputs' codes.
- */
-async function forEachInput(context: CommandContext, what: string, handle: (input: string) => LineOutcome): Promise<number> {
-  const { positionals, io, json } = context;
-  const fromStdin = positionals.length === 0 || (positionals.length === 1 && positionals[0] === '-');
-  if (fromStdin && positionals.length === 0 && io.stdin.isTTY === true) {
-    throw new UsageError(`no ${what} given: pass one as an argument, or pipe one per line on stdin`);
-  }
-  let code: number = EXIT.ok;
-  const inputs: AsyncIterable<InputLine> | readonly InputLine[] = fromStdin
-    ? readLines(io.stdin)
-    : positionals.map((text, index) => ({ text, lineNumber: index + 1 }));
-  for await (const { text } of inputs) {
-    let outcome: LineOutcome;
-    try {
-      outcome = handle(text);
-    } catch (error) {
-      outcome = failure(text, error);
-    }
-    code = Math.max(code, outcome.code);
-    if (json) {
-      await writeLine(io.stdout, JSON.stringify(outcome.json));
-    } else {
-      for (const line of outcome.text ?? []) await writeLine(io.stdout, line);
-      if (outcome.message !== undefined) await writeLine(io.stderr, `ampcors: ${outcome.message}`);
-    }
-  }
-  return code;
-}
-
-function stringOption(context: CommandContext, name: string): string | undefined {
-  const value = context.values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function cacheOption(context: CommandContext): AmpCache | undefined {
-  const id = stringOption(context, 'cache');
-  if (id === undefined) return undefined;
-  const cache = findCache(id);
-  if (!cache) throw new UsageError(`unknown cache ${JSON.stringify(id)} (known: ${CACHES.map((c) => c.id).join(', ')})`);
-  return cache;
-}
-
-const CACHE_OPTION: CommandOption = { type: 'string', arg: '<id>', description: `one cache only (${CACHES.map((c) => c.id).join(', ')}; default: all)` };
-
-/** A verdict as JSON: the cache by its id. */
-function verdictJson(verdict: Verdict): Record<string, unknown> {
-  const { cache, ...rest } = verdict;
-  return cache === undefined ? { ...rest } : { ...rest, cache: cache.id };
-}
-
-/** A verdict as one line of text: the decision, its reason code, the origin and why. */
-function verdictText(verdict: Verdict & { detail?: string }): string {
-  const about: string[] = [];
-  if (verdict.publisherDomain !== undefined) about.push(`publisher ${verdict.publisherDomain}`);
-  if (verdict.cache !== undefined) about.push(`cache ${verdict.cache.id}`);
-  if (verdict.detail !== undefined) about.push(verdict.detail);
-  return `${verdict.allowed ? 'allowed' : 'denied'} ${verdict.reason} ${verdict.origin ?? '(no origin)'}${about.length > 0 ? ` — ${about.join('; ')}` : ''}`;
-}
+export { type Command, type CommandContext, type CommandIo, type CommandOption, EXIT, UsageError } from './command-kit.js';
 
 const SERVING_TYPES: readonly ServingType[] = ['c', 'v', 'wp', 'cert', 'i', 'ii', 'r'];
 
@@ -417,4 +277,4 @@ const caches: Command = {
  * The command table, in help order. To add a command, add an entry: option
  * parsing, `--help` and the command list follow from it.
  */
-export const COMMANDS: Readonly<Record<string, Command>> = { prefix, origin, url, reverse, check, compile, caches };
+export const COMMANDS: Readonly<Record<string, Command>> = { prefix, origin, url, reverse, explain, check, compile, caches, redis };

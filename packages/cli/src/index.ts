@@ -32,17 +32,18 @@ const COMMON_OPTIONS = {
 const EXIT_CODES_HELP = [
   'Exit codes:',
   '  0  ok (check: every origin allowed)',
-  '  1  negative answer (check: an origin denied; reverse: no publisher domain)',
+  '  1  negative answer (check, redis check, explain --publishers: an origin denied; reverse, explain: no publisher domain)',
   '  2  usage error',
   '  3  bad input (invalid domain, URL or origin; invalid allow-set or configuration)',
   '  4  a file could not be read or written',
+  '  5  Redis unavailable (redis commands)',
 ];
 
 function mainHelp(): string {
   const names = Object.keys(COMMANDS);
   const width = Math.max(...names.map((n) => n.length));
   return [
-    `ampcors ${VERSION} — AMP cache origins: prefixes, URLs, reverse lookups, origin checks, compact allow-sets`,
+    `ampcors ${VERSION} — AMP cache origins: prefixes, URLs, reverse lookups, explanations, origin checks, compact allow-sets, the Redis registry`,
     '',
     'Usage: ampcors <command> [arguments] [--json]',
     '',
@@ -68,6 +69,7 @@ function commandHelp(name: string, command: Command): string {
     '',
     `${name}: ${command.summary}.`,
     'Without an input argument (or with `-`), reads one input per line from stdin.',
+    ...(command.details && command.details.length > 0 ? ['', ...command.details] : []),
     '',
     'Options:',
     ...rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`),
@@ -92,7 +94,7 @@ function processIo(io: CliIo): CommandIo {
  * Runs the `ampcors` command line: `argv` without the node and script paths
  * (`process.argv.slice(2)`). Never throws for bad input; resolves to the exit
  * code ({@link EXIT}): 0 ok, 1 denied / not reversible, 2 usage error,
- * 3 bad input, 4 unreadable file.
+ * 3 bad input, 4 unreadable file, 5 Redis unavailable.
  *
  * @example await run(['prefix', 'example.com'], { stdout }) // 0, writes "example-com\n"
  */

@@ -1,7 +1,9 @@
 // The built `ampcors` bin run as a real process: shebang, exit codes,
-// stdin piping, files. Builds core and cli first only if dist/ is missing.
+// stdin piping, files, Redis unreachable. Builds core and redis only if their
+// dist/ is missing, and cli when its dist/ is missing or older than its sources.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,11 +13,23 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'packages/cli/dist/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'ampcors-bin-'));
 
+/** True when the bin is missing or a CLI source file changed after it was built. */
+function binIsStale(): boolean {
+  if (!existsSync(bin)) return true;
+  const built = statSync(bin).mtimeMs;
+  const src = join(root, 'packages/cli/src');
+  return readdirSync(src).some((name) => statSync(join(src, name)).mtimeMs > built);
+}
+
 beforeAll(() => {
-  if (!existsSync(bin) || !existsSync(join(root, 'packages/core/dist/index.js'))) {
-    execFileSync('pnpm', ['--filter', '@ampcors/core', '--filter', '@ampcors/cli', 'run', 'build'], { cwd: root, stdio: 'ignore' });
+  const filters = ['core', 'redis']
+    .filter((name) => !existsSync(join(root, `packages/${name}/dist/index.js`)))
+    .map((name) => `@ampcors/${name}`);
+  if (filters.length > 0 || binIsStale()) filters.push('@ampcors/cli');
+  if (filters.length > 0) {
+    execFileSync('pnpm', [...filters.flatMap((f) => ['--filter', f]), 'run', 'build'], { cwd: root, stdio: 'pipe' });
   }
-});
+}, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ampcors = (args: string[], input = '') => spawnSync(process.execPath, [bin, ...args], { input, cwd: dir, encoding: 'utf8', timeout: 60_000 });
@@ -52,5 +66,27 @@ describe('ampcors bin', () => {
     const usage = ampcors(['nope']);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toMatch(/unknown command/);
+  });
+
+  it('explains a piped origin as JSON', () => {
+    const result = ampcors(['explain', '--json', '--publishers', 'en-us.example.com'], 'https://0-en--us-example-com-0.cdn.ampproject.org\n');
+    expect(result.status).toBe(0);
+    const explanation = JSON.parse(result.stdout) as { result: { publisherDomain: string }; verdict: { allowed: boolean } };
+    expect([explanation.result.publisherDomain, explanation.verdict.allowed]).toEqual(['en-us.example.com', true]);
+  });
+
+  it('Redis unreachable: exit 5, one line on stderr, and the process ends by itself', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      });
+    });
+    const started = Date.now();
+    const result = ampcors(['redis', 'add', 'shop.example', '--url', `redis://127.0.0.1:${port}`, '--timeout', '500']);
+    expect(result.status).toBe(5);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`ampcors: Redis at redis://127.0.0.1:${port} is unavailable: Redis did not answer within 500 ms (is redis-server running there? see --url)\n`);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

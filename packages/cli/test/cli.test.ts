@@ -6,42 +6,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheOrigin, loadAllowSet, prefixForms } from '@ampcors/core';
 import { COMMANDS, EXIT, type InputStream, type OutputStream, run, VERSION } from '@ampcors/cli';
+import { Capture, chunks, cliIn, json } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ampcors-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-class Capture implements OutputStream {
-  text = '';
-  constructor(readonly isTTY = false) {}
-  write(chunk: string): boolean {
-    this.text += chunk;
-    return true;
-  }
-  get lines(): string[] {
-    return this.text.split('\n').filter((line) => line !== '');
-  }
-}
-
-interface Result {
-  code: number;
-  stdout: Capture;
-  stderr: Capture;
-}
-
-async function* chunks(text: string): AsyncGenerator<string> {
-  // Uneven chunks, so lines are split across reads.
-  for (let i = 0; i < text.length; i += 7) yield text.slice(i, i + 7);
-}
-
-async function cli(argv: string[], stdin = '', options: { stdinTTY?: boolean; stderrTTY?: boolean } = {}): Promise<Result> {
-  const stdout = new Capture();
-  const stderr = new Capture(options.stderrTTY === true);
-  const input: InputStream = Object.assign(chunks(stdin), { isTTY: options.stdinTTY === true });
-  const code = await run(argv, { stdin: input, stdout, stderr, cwd: dir });
-  return { code, stdout, stderr };
-}
-
-const json = (capture: Capture): Record<string, unknown>[] => capture.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+const cli = cliIn(dir);
 
 describe('help and version', () => {
   it('--version prints the package version', async () => {

@@ -1,0 +1,49 @@
+// Runs the `ampcors` command in-process through run(argv, io) with captured
+// streams: shared by the CLI test files.
+import { type InputStream, type OutputStream, run } from '@ampcors/cli';
+
+/** An output stream that keeps what was written. */
+export class Capture implements OutputStream {
+  text = '';
+  constructor(readonly isTTY = false) {}
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+  /** The non-empty lines written. */
+  get lines(): string[] {
+    return this.text.split('\n').filter((line) => line !== '');
+  }
+}
+
+/** What one run of the command gave. */
+export interface Result {
+  code: number;
+  stdout: Capture;
+  stderr: Capture;
+}
+
+/** `text` in uneven chunks, so lines are split across reads. */
+export async function* chunks(text: string): AsyncGenerator<string> {
+  for (let i = 0; i < text.length; i += 7) yield text.slice(i, i + 7);
+}
+
+/** Options of a run: whether stdin and stderr claim to be terminals. */
+export interface CliOptions {
+  stdinTTY?: boolean;
+  stderrTTY?: boolean;
+}
+
+/** A runner of `ampcors <argv>` with `stdin` piped in and relative paths resolved against `cwd`. */
+export function cliIn(cwd: string): (argv: string[], stdin?: string, options?: CliOptions) => Promise<Result> {
+  return async (argv, stdin = '', options = {}) => {
+    const stdout = new Capture();
+    const stderr = new Capture(options.stderrTTY === true);
+    const input: InputStream = Object.assign(chunks(stdin), { isTTY: options.stdinTTY === true });
+    const code = await run(argv, { stdin: input, stdout, stderr, cwd });
+    return { code, stdout, stderr };
+  };
+}
+
+/** The lines of a capture, each parsed as JSON. */
+export const json = (capture: Capture): Record<string, unknown>[] => capture.lines.map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -1,0 +1,245 @@
+// `ampcors redis …` against a real redis-server (Debian's package) on a free
+// loopback port, started and stopped by the test; every change is checked
+// through a separate createRedisRegistry, as a server of the fleet sees it.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheOrigin, createAsyncVerifier, prefixForms } from '@ampcors/core';
+import { EXIT, type InputStream, run } from '@ampcors/cli';
+import { createRedisRegistry, type RedisRegistry } from '@ampcors/redis';
+import { Capture, cliIn, json } from './harness.js';
+
+const REDIS = '/usr/bin/redis-server';
+const dir = mkdtempSync(join(tmpdir(), 'ampcors-redis-cli-'));
+const cli = cliIn(dir);
+let port = 0;
+let server: ChildProcess | undefined;
+const registries: RedisRegistry[] = [];
+let namespaces = 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function startRedis(): Promise<void> {
+  server = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function stopRedis(): Promise<void> {
+  const child = server;
+  server = undefined;
+  if (!child || child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** A fresh key namespace, the CLI options that name it, and a registry reading it (no local caching). */
+function namespace(): { args: string[]; registry: RedisRegistry; keyPrefix: string } {
+  const keyPrefix = `cli${namespaces++}:`;
+  const registry = createRedisRegistry({ url: `redis://127.0.0.1:${port}`, keyPrefix, ttlMs: 0, negativeTtlMs: 0 });
+  registries.push(registry);
+  return { args: ['--url', `redis://127.0.0.1:${port}`, '--key-prefix', keyPrefix], registry, keyPrefix };
+}
+
+beforeAll(async () => {
+  if (!existsSync(REDIS)) {
+    execFileSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server'], { stdio: 'inherit' });
+  }
+  port = await freePort();
+  await startRedis();
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(registries.map((r) => r.close()));
+  await stopRedis();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('redis add, remove, load, count', () => {
+  it('add: arguments are canonicalized and stored with every prefix form; counts are printed', async () => {
+    const { args, registry, keyPrefix } = namespace();
+    const added = await cli(['redis', 'add', 'Shop.Example', 'blog.example', 'shop.example', ...args]);
+    expect([added.code, added.stderr.text]).toEqual([EXIT.ok, '']);
+    expect(added.stdout.lines).toEqual([`added 2 of 3 domains (1 already present); ${keyPrefix}domains holds 2`]);
+    expect(await registry.size()).toBe(2);
+    expect(await registry.hasPublisher('shop.example')).toBe(true);
+    for (const { prefix } of prefixForms('blog.example')) expect(await registry.publisherOfPrefix(prefix)).toBe('blog.example');
+    const again = await cli(['redis', 'add', 'blog.example', 'news.example', '--json', ...args]);
+    expect(json(again.stdout)).toEqual([{ command: 'add', domains: 2, added: 1, total: 3, key: `${keyPrefix}domains` }]);
+  });
+
+  it('add from stdin: one domain per line, blank lines and # comments skipped', async () => {
+    const { args, registry } = namespace();
+    const { code, stdout } = await cli(['redis', 'add', '--json', ...args], '# customers\r\na.example\r\n\r\nb.example\n');
+    expect(code).toBe(EXIT.ok);
+    expect(json(stdout)[0]).toMatchObject({ domains: 2, added: 2, total: 2 });
+    expect([await registry.hasPublisher('a.example'), await registry.hasPublisher('b.example')]).toEqual([true, true]);
+  });
+
+  it('remove: the domains and their prefixes go; absent ones are counted', async () => {
+    const { args, registry, keyPrefix } = namespace();
+    await registry.add(['keep.example', 'gone.example']);
+    const removed = await cli(['redis', 'remove', 'gone.example', 'never.example', ...args]);
+    expect(removed.code).toBe(EXIT.ok);
+    expect(removed.stdout.lines).toEqual([`removed 1 of 2 domains (1 not present); ${keyPrefix}domains holds 1`]);
+    expect(await registry.hasPublisher('gone.example')).toBe(false);
+    expect(await registry.publisherOfPrefix('gone-example')).toBeUndefined();
+    expect(await registry.hasPublisher('keep.example')).toBe(true);
+    expect(json((await cli(['redis', 'remove', '--json', ...args], 'keep.example\n')).stdout)).toEqual([{ command: 'remove', domains: 1, removed: 1, total: 0, key: `${keyPrefix}domains` }]);
+  });
+
+  it('load: a file of 5,000 domains (a hashed one among them), then stdin; a verifier on the registry allows them', async () => {
+    const { args, registry } = namespace();
+    const long = `${'a'.repeat(40)}.${'b'.repeat(30)}.example.com`;
+    const domains = [...Array.from({ length: 4999 }, (_, i) => `shop${i}.example${i % 13}.com`), long];
+    writeFileSync(join(dir, 'domains.txt'), `# fleet\n${domains.join('\n')}\n\n`);
+    const loaded = await cli(['redis', 'load', 'domains.txt', ...args]);
+    expect([loaded.code, loaded.stdout.lines]).toEqual([EXIT.ok, [expect.stringMatching(/^loaded 5000 domains: 5000 new, 0 already present; cli\d+:domains holds 5000$/)]]);
+    expect(await registry.size()).toBe(5000);
+    const verifier = createAsyncVerifier({ source: registry });
+    await expect(verifier.verify(cacheOrigin(long, 'bing'))).resolves.toMatchObject({ allowed: true, reason: 'cache-origin-hashed', publisherDomain: long });
+    await expect(verifier.verify(cacheOrigin('shop4998.example6.com'))).resolves.toMatchObject({ allowed: true });
+    const piped = await cli(['redis', 'load', '-', '--json', ...args], 'shop1.example1.com\nfresh.example\n');
+    expect(json(piped.stdout)).toEqual([expect.objectContaining({ command: 'load', domains: 2, added: 1, total: 5001 })]);
+  });
+
+  it('count: how many domains the namespace holds', async () => {
+    const { args, registry, keyPrefix } = namespace();
+    await registry.add(['one.example', 'two.example', 'three.example']);
+    expect((await cli(['redis', 'count', ...args])).stdout.lines).toEqual([`${keyPrefix}domains holds 3`]);
+    expect(json((await cli(['redis', 'count', '--json', ...args])).stdout)).toEqual([{ command: 'count', total: 3, key: `${keyPrefix}domains` }]);
+  });
+});
+
+describe('redis: invalid input writes nothing', () => {
+  it('load: every invalid line is reported with its number (exit 3), and not even the valid lines are written', async () => {
+    const { args, registry } = namespace();
+    writeFileSync(join(dir, 'bad.txt'), 'good1.example\n\nexa mple.com\ngood2.example\nbad..example\n');
+    const { code, stdout, stderr } = await cli(['redis', 'load', 'bad.txt', ...args]);
+    expect([code, stdout.text]).toEqual([EXIT.badInput, '']);
+    expect(stderr.lines).toEqual([
+      expect.stringMatching(/^ampcors: bad\.txt:3: Invalid domain "exa mple\.com"/),
+      expect.stringMatching(/^ampcors: bad\.txt:5: Invalid domain "bad\.\.example"/),
+      'ampcors: 2 invalid domains; nothing was written to Redis',
+    ]);
+    expect(await registry.size()).toBe(0);
+  });
+
+  it('many invalid lines: the first 20 are listed, the rest counted', async () => {
+    const { args, registry } = namespace();
+    const lines = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? `ok${i}.example` : `bad_${i}..example`));
+    const { code, stderr } = await cli(['redis', 'load', '-', ...args], lines.join('\n'));
+    expect(code).toBe(EXIT.badInput);
+    expect(stderr.lines.filter((l) => /^ampcors: stdin:\d+: /.test(l))).toHaveLength(15);
+    const many = Array.from({ length: 25 }, (_, i) => `bad ${i}.example`);
+    const capped = await cli(['redis', 'add', ...args, '--', ...many]);
+    expect(capped.stderr.lines.filter((l) => /^ampcors: argument \d+: /.test(l))).toHaveLength(20);
+    expect(capped.stderr.text).toContain('… and 5 more invalid domains');
+    expect(capped.stderr.text).toContain('25 invalid domains; nothing was written');
+    expect(await registry.size()).toBe(0);
+  });
+
+  it('add and remove: an invalid argument names its position; nothing changes', async () => {
+    const { args, registry } = namespace();
+    await registry.add(['stay.example']);
+    const add = await cli(['redis', 'add', 'new.example', 'bad_.example', ...args]);
+    expect(add.code).toBe(EXIT.badInput);
+    expect(add.stderr.text).toMatch(/^ampcors: argument 2: Invalid domain "bad_\.example"/);
+    const remove = await cli(['redis', 'remove', 'stay.example', 'x..y', ...args]);
+    expect(remove.code).toBe(EXIT.badInput);
+    expect([await registry.hasPublisher('new.example'), await registry.hasPublisher('stay.example')]).toEqual([false, true]);
+  });
+
+  it('usage errors (2) and unreadable files (4)', async () => {
+    const { args } = namespace();
+    for (const argv of [['redis'], ['redis', 'frob'], ['redis', 'count', 'extra'], ['redis', 'load', 'a.txt', 'b.txt'], ['redis', 'count', '--url', 'http://127.0.0.1:6379'], ['redis', 'count', '--url', 'not a url'], ['redis', 'count', '--timeout', '0']]) {
+      const { code, stderr } = await cli([...argv, ...(argv.includes('--url') ? [] : args)]);
+      expect(code, argv.join(' ')).toBe(EXIT.usage);
+      expect(stderr.text).toMatch(/^ampcors: /);
+    }
+    expect((await cli(['redis', 'add', ...args], '', { stdinTTY: true })).stderr.text).toMatch(/no domains given/);
+    const missing = await cli(['redis', 'load', 'missing.txt', ...args]);
+    expect([missing.code, missing.stderr.text]).toEqual([EXIT.unreadableFile, 'ampcors: cannot read missing.txt: ENOENT\n']);
+    expect((await cli(['redis', 'load', '.', ...args])).code).toBe(EXIT.unreadableFile);
+  });
+});
+
+describe('redis check', () => {
+  it('judges origins as createAsyncVerifier over the registry does; exit 1 when one is denied', async () => {
+    const { args, registry } = namespace();
+    await registry.add(['shop.example', 'en-us.example.com']);
+    const origins = ['https://shop-example.cdn.ampproject.org', 'https://0-en--us-example-com-0.www.bing-amp.com', 'https://shop.example', 'https://evil-example.cdn.ampproject.org'];
+    const { code, stdout } = await cli(['redis', 'check', '--json', ...args], origins.join('\n'));
+    expect(code).toBe(EXIT.denied);
+    const verifier = createAsyncVerifier({ source: registry });
+    const expected = await Promise.all(origins.map(async (o) => verifier.verify(o)));
+    expect(json(stdout)).toEqual(expected.map((v) => JSON.parse(JSON.stringify({ ...v, ...(v.cache ? { cache: v.cache.id } : {}) }))));
+    expect(expected.map((v) => v.allowed)).toEqual([true, true, true, false]);
+    const one = await cli(['redis', 'check', 'https://shop-example.cdn.ampproject.org', ...args]);
+    expect([one.code, one.stdout.lines]).toEqual([EXIT.ok, ['allowed cache-origin https://shop-example.cdn.ampproject.org — publisher shop.example; cache google']]);
+  });
+});
+
+describe('redis unavailable', () => {
+  it('every subcommand exits 5 with one clear line, no stack trace, credentials hidden', async () => {
+    const closed = await freePort(); // nothing listens there
+    const url = `redis://admin:s3cret@127.0.0.1:${closed}`;
+    writeFileSync(join(dir, 'ok.txt'), 'a.example\n');
+    for (const argv of [['add', 'a.example'], ['remove', 'a.example'], ['load', 'ok.txt'], ['count'], ['check', 'https://a-example.cdn.ampproject.org']]) {
+      const started = Date.now();
+      const { code, stdout, stderr } = await cli(['redis', ...argv, '--url', url, '--timeout', '300']);
+      expect(code, argv[0]).toBe(EXIT.unavailable);
+      expect(stdout.text).toBe('');
+      expect(stderr.lines).toEqual([`ampcors: Redis at redis://***:***@127.0.0.1:${closed} is unavailable: Redis did not answer within 300 ms (is redis-server running there? see --url)`]);
+      expect(Date.now() - started).toBeLessThan(5000);
+    }
+    // Invalid input is reported first: no connection is needed to refuse it.
+    expect((await cli(['redis', 'add', 'bad..example', '--url', url])).code).toBe(EXIT.badInput);
+  });
+
+  it('Redis stopping in the middle of `check` is exit 5 for the origins it could not judge', async () => {
+    const { args, registry } = namespace();
+    await registry.add(['up.example']);
+    const stdout = new Capture();
+    const stderr = new Capture();
+    const stdin: InputStream = (async function* () {
+      yield 'https://up-example.cdn.ampproject.org\n';
+      await new Promise((r) => setTimeout(r, 20));
+      await stopRedis();
+      yield 'https://down-example.cdn.ampproject.org\n';
+    })();
+    try {
+      const code = await run(['redis', 'check', ...args], { stdin, stdout, stderr, cwd: dir });
+      expect(code).toBe(EXIT.unavailable);
+      expect(stdout.lines).toEqual([
+        'allowed cache-origin https://up-example.cdn.ampproject.org — publisher up.example; cache google',
+        expect.stringMatching(/^denied source-unavailable https:\/\/down-example\.cdn\.ampproject\.org/),
+      ]);
+      expect(stderr.text).toMatch(/^ampcors: Redis at redis:\/\/127\.0\.0\.1:\d+\/? stopped answering: https:\/\/down-example\.cdn\.ampproject\.org could not be judged\n$/);
+    } finally {
+      await startRedis();
+    }
+  }, 30_000);
+});
