@@ -1,7 +1,9 @@
 // The vitest configuration StrykerJS runs for each mutant of @ampcors/core
 // (stryker.config.mjs, driven group by group by test/security/mutation.ts):
 // every test of core except the two slow differential/property suites, the
-// core-level security tests, and the mutation-focused test/security/core-*.
+// core-level security tests (corpus, registry faults; not attack-properties,
+// whose whole-verifier properties made every verifier mutant cost seconds on a
+// shared 2-core machine), and the mutation-focused test/security/core-*.
 // Property tests (fast-check) stay in, but `fast-check` is aliased to
 // ./fast-check-capped.ts: at most AMPCORS_PROPERTY_RUNS runs per property
 // (default 100) and a fixed seed, so a run is fast and repeatable.
@@ -29,7 +31,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/core/test/*.test.ts', 'test/security/corpus-verify.test.ts', 'test/security/caches-faults.test.ts', 'test/security/attack-properties.test.ts', 'test/security/core-*.test.ts'],
+    include: ['packages/core/test/*.test.ts', 'test/security/corpus-verify.test.ts', 'test/security/caches-faults.test.ts', 'test/security/core-*.test.ts'],
     exclude: EXCLUDED_CORE_TESTS.map((name) => `packages/core/test/${name}.test.ts`),
     testTimeout: 30_000,
     env: { AMPCORS_PROPERTY_RUNS: process.env.AMPCORS_PROPERTY_RUNS ?? '100' },
