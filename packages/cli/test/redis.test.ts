@@ -1,79 +1,37 @@
 // `ampcors redis …` against a real redis-server (Debian's package) on a free
 // loopback port, started and stopped by the test; every change is checked
 // through a separate createRedisRegistry, as a server of the fleet sees it.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheOrigin, createAsyncVerifier, prefixForms } from '@ampcors/core';
 import { EXIT, type InputStream, run } from '@ampcors/cli';
 import { createRedisRegistry, type RedisRegistry } from '@ampcors/redis';
+import { freePort, startTestRedis, type TestRedis } from '../../../test/setup/redis-server.js';
 import { Capture, cliIn, json } from './harness.js';
 
-const REDIS = '/usr/bin/redis-server';
 const dir = mkdtempSync(join(tmpdir(), 'ampcors-redis-cli-'));
 const cli = cliIn(dir);
-let port = 0;
-let server: ChildProcess | undefined;
+let redis: TestRedis;
 const registries: RedisRegistry[] = [];
 let namespaces = 0;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function startRedis(): Promise<void> {
-  server = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
-async function stopRedis(): Promise<void> {
-  const child = server;
-  server = undefined;
-  if (!child || child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** A fresh key namespace, the CLI options that name it, and a registry reading it (no local caching). */
 function namespace(): { args: string[]; registry: RedisRegistry; keyPrefix: string } {
   const keyPrefix = `cli${namespaces++}:`;
-  const registry = createRedisRegistry({ url: `redis://127.0.0.1:${port}`, keyPrefix, ttlMs: 0, negativeTtlMs: 0 });
+  const registry = createRedisRegistry({ url: redis.url, keyPrefix, ttlMs: 0, negativeTtlMs: 0 });
   registries.push(registry);
-  return { args: ['--url', `redis://127.0.0.1:${port}`, '--key-prefix', keyPrefix], registry, keyPrefix };
+  return { args: ['--url', redis.url, '--key-prefix', keyPrefix], registry, keyPrefix };
 }
 
 beforeAll(async () => {
-  if (!existsSync(REDIS)) {
-    execFileSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server'], { stdio: 'inherit' });
-  }
-  port = await freePort();
-  await startRedis();
-}, 300_000);
+  redis = await startTestRedis();
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all(registries.map((r) => r.close()));
-  await stopRedis();
+  await redis.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -227,7 +185,7 @@ describe('redis unavailable', () => {
     const stdin: InputStream = (async function* () {
       yield 'https://up-example.cdn.ampproject.org\n';
       await new Promise((r) => setTimeout(r, 20));
-      await stopRedis();
+      await redis.stop();
       yield 'https://down-example.cdn.ampproject.org\n';
     })();
     try {
@@ -239,7 +197,7 @@ describe('redis unavailable', () => {
       ]);
       expect(stderr.text).toMatch(/^ampcors: Redis at redis:\/\/127\.0\.0\.1:\d+\/? stopped answering: https:\/\/down-example\.cdn\.ampproject\.org could not be judged\n$/);
     } finally {
-      await startRedis();
+      await redis.start();
     }
   }, 30_000);
 });

@@ -83,6 +83,14 @@ for i = 2, #ARGV do
 end
 return removed`;
 
+/** How long a command waits for the first connection, and the socket's connect timeout. */
+const CONNECT_TIMEOUT_MS = 1000;
+
+/** A Redis URL with any user name and password replaced by `***`, for messages. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -129,15 +137,21 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
     owned = createClient({
       url: options.url,
       disableOfflineQueue: true,
-      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
+      socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
     });
     // A lost connection is reported through failed commands; the client reconnects by itself.
     owned.on('error', () => {});
+    // connect() stays pending while the client retries, so a command waits
+    // for it only up to the connect timeout: writes (add, remove, load) fail
+    // with a clear error instead of hanging when Redis never answers.
     const connecting = owned.connect().catch(() => undefined);
     const c = owned;
     client = {
       sendCommand: async <T>(args: ReadonlyArray<string>) => {
-        await connecting;
+        if (!c.isReady) {
+          await withTimeout(connecting, CONNECT_TIMEOUT_MS).catch(() => undefined);
+          if (!c.isReady) throw new Error(`Redis at ${redactUrl(options.url as string)} is not reachable`);
+        }
         return (await c.sendCommand(args)) as T;
       },
     };
@@ -179,7 +193,8 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
 
   return {
     async publisherOfPrefix(prefix) {
-      if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 63) return undefined;
+      // toolbox's prefixes reach 67 octets (it wraps in 0-…-0 after its 63-octet check).
+      if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 67) return undefined;
       return (await ask(`p:${prefix}`, () => send<string | null>(['HGET', prefixesKey, prefix]))) ?? undefined;
     },
     async hasPublisher(domain) {

@@ -1,67 +1,26 @@
 // Runs against a real redis-server (Debian's package, installed by the
 // vitest global setup when missing) on a free loopback port, started and stopped by the test.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { cacheOrigin, createAsyncVerifier } from '@ampcors/core';
+import { cacheOrigin, createAsyncVerifier, prefixForms } from '@ampcors/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireTool } from '../../../test/setup/debian-packages.js';
+import { freePort, startTestRedis, type TestRedis } from '../../../test/setup/redis-server.js';
 import { createRedisRegistry, LocalCache, type RedisRegistry } from '../src/index.js';
 
-const REDIS = '/usr/bin/redis-server';
-let port = 0;
-let server: ChildProcess | undefined;
+let redis: TestRedis;
 const registries: RedisRegistry[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function startRedis(): Promise<void> {
-  server = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
-async function stopRedis(): Promise<void> {
-  const child = server;
-  server = undefined;
-  if (!child || child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
-
 function registry(options: Parameters<typeof createRedisRegistry>[0] = {}): RedisRegistry {
-  const r = createRedisRegistry({ url: `redis://127.0.0.1:${port}`, keyPrefix: `t${registries.length}:`, ...options });
+  const r = createRedisRegistry({ url: redis.url, keyPrefix: `t${registries.length}:`, ...options });
   registries.push(r);
   return r;
 }
 
 beforeAll(async () => {
-  requireTool(REDIS);
-  port = await freePort();
-  await startRedis();
-}, 300_000);
+  redis = await startTestRedis();
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all(registries.map((r) => r.close()));
-  await stopRedis();
+  await redis.stop();
 });
 
 describe('LocalCache', () => {
@@ -140,13 +99,13 @@ describe('Redis registry', () => {
     await expect(strictVerifier.verify(origin)).resolves.toMatchObject({ allowed: true });
     await expect(lenientVerifier.verify(origin)).resolves.toMatchObject({ allowed: true });
 
-    await stopRedis();
+    await redis.stop();
     now += 1000; // the lenient cache entry has expired, but is within its stale window
     await expect(strictVerifier.verify(origin)).resolves.toMatchObject({ allowed: false, reason: 'source-unavailable' });
     await expect(lenientVerifier.verify(origin)).resolves.toMatchObject({ allowed: true });
     await expect(lenientVerifier.verify(cacheOrigin('never-seen.example'))).resolves.toMatchObject({ allowed: false, reason: 'source-unavailable' });
 
-    await startRedis(); // a fresh, empty server on the same port
+    await redis.start(); // a fresh, empty server on the same port
     const deadline = Date.now() + 10_000;
     // The clients reconnect by themselves; until then commands fail fast (no offline queue).
     for (;;) {
@@ -181,6 +140,27 @@ describe('Redis registry', () => {
     expect(await r.publisherOfPrefix(`shop${last}-example${last % 97}-com`)).toBe(`shop${last}.example${last % 97}.com`);
     expect((await createAsyncVerifier({ source: r }).verify(cacheOrigin('shop123456.example72.com'))).allowed).toBe(true);
   }, 180_000);
+
+  it('a toolbox prefix of 64-67 octets is registered and found', async () => {
+    const r = registry({ keyPrefix: 'toolbox:' });
+    const domain = 'a--aaaaa.aaaaaaaaa.aaaaa---aaaaaaaa.aaaaaaaaaa-aaa.com';
+    const toolbox = prefixForms(domain).find((f) => f.form === 'toolbox')?.prefix as string;
+    expect(toolbox.length).toBeGreaterThan(63);
+    await r.add([domain]);
+    expect(await r.publisherOfPrefix(toolbox)).toBe(domain);
+    await expect(createAsyncVerifier({ source: r }).verify(`https://${toolbox}.cdn.ampproject.org`)).resolves.toMatchObject({ allowed: true, publisherDomain: domain });
+  });
+
+  it('writes to a Redis that never answers fail within seconds with a clear error, never hang', async () => {
+    const nobody = await freePort();
+    const r = registry({ url: `redis://user:secret@127.0.0.1:${nobody}` });
+    const started = Date.now();
+    for (const write of [() => r.add(['example.com']), () => r.remove(['example.com']), () => r.load(['example.com'])]) {
+      await expect(write()).rejects.toThrow(/Redis at redis:\/\/\*\*\*@127\.0\.0\.1:\d+ is not reachable/);
+    }
+    await expect(r.hasPublisher('example.com')).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(8_000);
+  });
 
   it('refuses bad input with clear errors', async () => {
     const r = registry();
