@@ -1,0 +1,543 @@
+// The CORS response plan, its options, the policy and the drop-in origin
+// option at their edges (issue #6, mutation testing): every option refusal
+// with its message, every branch of planCors with the exact headers, Vary
+// and status it produces, and the order in which verdict sources decide.
+import {
+  AMP_REDIRECT_TO,
+  AMP_SOURCE_ORIGIN_HEADER,
+  AmpCorsError,
+  ampRedirectTo,
+  appendVary,
+  CACHES,
+  compileOriginOption,
+  type CorsPlan,
+  type CorsRequest,
+  createCorsPolicy,
+  createVerifier,
+  DEFAULT_METHODS,
+  isPreflight,
+  judgeWithOriginMatcher,
+  type NormalizedCorsOptions,
+  normalizeCorsOptions,
+  planCors,
+  reflectableHeaders,
+  sourceOriginOfUrl,
+  type Verdict,
+  verifyContextOf,
+} from '@ampcors/core';
+import { describe, expect, it } from 'vitest';
+
+function errorOf(run: () => unknown): AmpCorsError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AmpCorsError);
+    return error as AmpCorsError;
+  }
+  throw new Error('expected an AmpCorsError');
+}
+
+function expectError(run: () => unknown, code: string, message: string | RegExp): void {
+  const error = errorOf(run);
+  expect(error.code).toBe(code);
+  if (typeof message === 'string') expect(error.message).toBe(message);
+  else expect(error.message).toMatch(message);
+}
+
+const CACHE = 'https://example-com.cdn.ampproject.org';
+const verifier = createVerifier({ publishers: ['example.com'] });
+const defaults = normalizeCorsOptions();
+const options = (o: Parameters<typeof normalizeCorsOptions>[0]) => normalizeCorsOptions(o);
+const allowed = (origin: string | null, extra: Partial<Verdict> = {}): Verdict => ({ allowed: true, origin, via: 'cache', reason: 'cache-origin', ...extra }) as Verdict;
+const denied = (origin: string | null, reason = 'unknown-origin'): Verdict => ({ allowed: false, origin, reason, detail: 'x' }) as Verdict;
+
+function plan(request: CorsRequest, opts: NormalizedCorsOptions = defaults): CorsPlan {
+  return planCors(request, verifier.verify(request.origin, verifyContextOf(request, opts)), opts);
+}
+
+describe('normalizeCorsOptions', () => {
+  it('defaults', () => {
+    expect(normalizeCorsOptions()).toEqual({
+      credentials: true,
+      methods: DEFAULT_METHODS,
+      allowedHeaders: null,
+      exposedHeaders: [AMP_REDIRECT_TO],
+      maxAge: null,
+      preflightStatus: 204,
+      preflightContinue: false,
+      privateNetworkAccess: false,
+      onDenied: 'reject',
+      emailSenders: null,
+    });
+    expect(DEFAULT_METHODS).toBe('GET,HEAD,PUT,PATCH,POST,DELETE');
+  });
+  it('token lists: strings split on commas, arrays, blanks skipped, whitespace trimmed', () => {
+    expect(options({ methods: ' GET , ,POST ' }).methods).toBe('GET,POST');
+    expect(options({ methods: ['PUT', ' DELETE'] }).methods).toBe('PUT,DELETE');
+    expect(options({ allowedHeaders: 'X-A, X-B' }).allowedHeaders).toEqual(['X-A', 'X-B']);
+    expect(options({ allowedHeaders: [] }).allowedHeaders).toEqual([]);
+    expect(options({ exposedHeaders: 'X-Total, amp-redirect-to, x-total' }).exposedHeaders).toEqual([AMP_REDIRECT_TO, 'X-Total']);
+  });
+  it('every other value is kept as given', () => {
+    expect(options({ credentials: false, maxAge: 0, preflightStatus: 200, preflightContinue: true, privateNetworkAccess: true, onDenied: 'omit' })).toMatchObject({
+      credentials: false,
+      maxAge: 0,
+      preflightStatus: 200,
+      preflightContinue: true,
+      privateNetworkAccess: true,
+      onDenied: 'omit',
+    });
+    expect(options({ preflightStatus: 299, maxAge: 86400 })).toMatchObject({ preflightStatus: 299, maxAge: 86400 });
+  });
+  const refusals: Array<[string, unknown, string, string]> = [
+    ['a non-object', 'x', 'invalid-option', 'CORS options must be an object'],
+    ['null', null, 'invalid-option', 'CORS options must be an object'],
+    ['methods as a number', { methods: 5 }, 'invalid-option', 'methods must be a string or an array of strings'],
+    ['a method that is not a string', { methods: ['GET', 5] }, 'invalid-option', 'methods: 5 is not a string'],
+    ['a method that is not a token', { methods: 'GE T' }, 'invalid-option', 'methods: "GE T" is not an HTTP token'],
+    ['a header with a colon', { allowedHeaders: ['X:Y'] }, 'invalid-option', 'allowedHeaders: "X:Y" is not an HTTP token'],
+    ['AMP-Same-Origin allowed', { allowedHeaders: 'Content-Type, amp-same-origin' }, 'unsafe-configuration', 'allowedHeaders must not list AMP-Same-Origin: a cross-origin page could then claim to be same-origin'],
+    ['an exposed header that is not a token', { exposedHeaders: ['a b'] }, 'invalid-option', 'exposedHeaders: "a b" is not an HTTP token'],
+    ['a negative maxAge', { maxAge: -1 }, 'invalid-option', 'maxAge must be a non-negative whole number of seconds'],
+    ['a fractional maxAge', { maxAge: 1.5 }, 'invalid-option', 'maxAge must be a non-negative whole number of seconds'],
+    ['a string maxAge', { maxAge: '5' }, 'invalid-option', 'maxAge must be a non-negative whole number of seconds'],
+    ['status 199', { preflightStatus: 199 }, 'invalid-option', 'preflightStatus must be a 2xx status'],
+    ['status 300', { preflightStatus: 300 }, 'invalid-option', 'preflightStatus must be a 2xx status'],
+    ['status 204.5', { preflightStatus: 204.5 }, 'invalid-option', 'preflightStatus must be a 2xx status'],
+    ['status "204"', { preflightStatus: '204' }, 'invalid-option', 'preflightStatus must be a 2xx status'],
+    ['onDenied "drop"', { onDenied: 'drop' }, 'invalid-option', "onDenied must be 'reject' or 'omit'"],
+    ['credentials "yes"', { credentials: 'yes' }, 'invalid-option', 'credentials must be true or false'],
+    ['preflightContinue 1', { preflightContinue: 1 }, 'invalid-option', 'preflightContinue must be true or false'],
+    ['privateNetworkAccess "true"', { privateNetworkAccess: 'true' }, 'invalid-option', 'privateNetworkAccess must be true or false'],
+    ['email without senders', { email: {} }, 'invalid-option', 'email must be { senders: string[] }'],
+    ['email null', { email: null }, 'invalid-option', 'email must be { senders: string[] }'],
+    ['a sender without @', { email: { senders: ['nobody'] } }, 'invalid-option', 'email.senders: "nobody" is not an email address'],
+    ['a sender with a comma', { email: { senders: ['a,b@x.com'] } }, 'invalid-option', 'email.senders: "a,b@x.com" is not an email address'],
+    ['a non-string sender', { email: { senders: [7] } }, 'invalid-option', 'email.senders: "7" is not an email address'],
+  ];
+  it.each(refusals)('refuses %s', (_, given, code, message) => {
+    expectError(() => normalizeCorsOptions(given as never), code, message);
+  });
+  it('email senders: at most 320 characters, stored lowercase', () => {
+    const longest = `${'a'.repeat(320 - '@example.com'.length)}@example.com`;
+    expect(longest).toHaveLength(320);
+    expect(options({ email: { senders: [longest, 'Sender@Example.COM'] } }).emailSenders).toEqual(new Set([longest, 'sender@example.com']));
+    expectError(() => options({ email: { senders: [`a${longest}`] } }), 'invalid-option', /is not an email address$/);
+  });
+});
+
+describe('sourceOriginOfUrl', () => {
+  it('reads the query parameter, decoded', () => {
+    expect(sourceOriginOfUrl('/api?__amp_source_origin=https%3A%2F%2Fexample.com')).toBe('https://example.com');
+    expect(sourceOriginOfUrl('/api?a=1&__amp_source_origin=https://example.com&b=2')).toBe('https://example.com');
+  });
+  it('null when absent, including in the path or only in the fragment', () => {
+    expect(sourceOriginOfUrl('/api')).toBeNull();
+    expect(sourceOriginOfUrl('/__amp_source_origin/x?a=1')).toBeNull();
+    expect(sourceOriginOfUrl('/api?a=1#__amp_source_origin=https://evil.com')).toBeNull();
+    expect(sourceOriginOfUrl('/api?x__amp_source_origin=1')).toBeNull();
+  });
+  it('stops at the fragment, and joins repeated values so that no verifier accepts them', () => {
+    expect(sourceOriginOfUrl('/api?__amp_source_origin=https://example.com#__amp_source_origin=https://evil.com')).toBe('https://example.com');
+    expect(sourceOriginOfUrl('/api?__amp_source_origin=a&__amp_source_origin=b')).toBe('a,b');
+    expect(sourceOriginOfUrl('/api?__amp_source_origin=')).toBe('');
+  });
+});
+
+describe('request helpers', () => {
+  it('isPreflight: OPTIONS in any case, with Origin and Access-Control-Request-Method', () => {
+    expect(isPreflight({ method: 'options', origin: CACHE, requestMethod: 'POST' })).toBe(true);
+    expect(isPreflight({ method: 'OPTIONS', origin: CACHE })).toBe(false);
+    expect(isPreflight({ method: 'OPTIONS', requestMethod: 'POST' })).toBe(false);
+    expect(isPreflight({ method: 'OPTIONS', origin: '', requestMethod: 'POST' })).toBe(false);
+    expect(isPreflight({ method: 'POST', origin: CACHE, requestMethod: 'POST' })).toBe(false);
+  });
+  it('reflectableHeaders: clean token lists only, at most 2048 characters, never AMP-Same-Origin', () => {
+    expect(reflectableHeaders(' Content-Type ,, AMP-Same-Origin, x-a ')).toEqual(['Content-Type', 'x-a']);
+    expect(reflectableHeaders('')).toEqual([]);
+    expect(reflectableHeaders(null)).toBeNull();
+    expect(reflectableHeaders(42 as never)).toBeNull();
+    expect(reflectableHeaders('x-a, x b')).toBeNull();
+    const longest = `x-${'a'.repeat(2046)}`;
+    expect(reflectableHeaders(longest)).toEqual([longest]);
+    expect(reflectableHeaders(`${longest}a`)).toBeNull();
+  });
+  it('verifyContextOf passes AMP-Same-Origin and __amp_source_origin, null when absent', () => {
+    expect(verifyContextOf({ method: 'GET' }, defaults)).toEqual({ ampSameOrigin: null, sourceOrigin: null });
+    expect(verifyContextOf({ method: 'GET', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }, defaults)).toEqual({ ampSameOrigin: 'true', sourceOrigin: 'https://example.com' });
+  });
+  it('verifyContextOf with AMP for Email: a v1 sender address is not a source origin; a v2 header leaves it', () => {
+    const email = options({ email: { senders: ['a@b.com'] } });
+    expect(verifyContextOf({ method: 'GET', sourceOrigin: 'a@b.com' }, email).sourceOrigin).toBeNull();
+    expect(verifyContextOf({ method: 'GET', sourceOrigin: 'https://x/a@b.com' }, email).sourceOrigin).toBe('https://x/a@b.com');
+    expect(verifyContextOf({ method: 'GET', sourceOrigin: 'a@b.com', emailSender: 'a@b.com' }, email).sourceOrigin).toBe('a@b.com');
+    expect(verifyContextOf({ method: 'GET', sourceOrigin: 'a@b.com' }, defaults).sourceOrigin).toBe('a@b.com');
+  });
+});
+
+describe('planCors: denied', () => {
+  it('no Origin: outside CORS, the handler runs with Vary: Origin', () => {
+    expect(plan({ method: 'POST' })).toEqual({ kind: 'actual', handled: false, status: 0, body: '', headers: [], vary: ['Origin'] });
+    expect(plan({ method: 'POST' }, options({ onDenied: 'omit' }))).toMatchObject({ kind: 'actual', handled: false });
+  });
+  it('reject: 403 naming the reason, plain text', () => {
+    expect(plan({ method: 'POST', origin: 'https://evil.com' })).toEqual({
+      kind: 'reject',
+      handled: true,
+      status: 403,
+      body: 'Forbidden: CORS origin denied (unknown-origin)\n',
+      headers: [['Content-Type', 'text/plain; charset=utf-8']],
+      vary: ['Origin'],
+    });
+    expect(plan({ method: 'OPTIONS', origin: 'https://evil.com', requestMethod: 'POST' })).toMatchObject({ kind: 'reject', status: 403, vary: ['Origin', 'Access-Control-Request-Headers'] });
+  });
+  it('omit: no CORS headers; a preflight is answered empty unless it continues', () => {
+    const omit = options({ onDenied: 'omit' });
+    expect(plan({ method: 'POST', origin: 'https://evil.com' }, omit)).toEqual({ kind: 'actual', handled: false, status: 0, body: '', headers: [], vary: ['Origin'] });
+    expect(plan({ method: 'OPTIONS', origin: 'https://evil.com', requestMethod: 'POST' }, omit)).toEqual({
+      kind: 'preflight',
+      handled: true,
+      status: 204,
+      body: '',
+      headers: [],
+      vary: ['Origin', 'Access-Control-Request-Headers'],
+    });
+    const omitContinue = options({ onDenied: 'omit', preflightContinue: true, preflightStatus: 200 });
+    expect(plan({ method: 'OPTIONS', origin: 'https://evil.com', requestMethod: 'POST' }, omitContinue)).toEqual({
+      kind: 'preflight',
+      handled: false,
+      status: 0,
+      body: '',
+      headers: [],
+      vary: ['Origin', 'Access-Control-Request-Headers'],
+    });
+  });
+});
+
+describe('planCors: allowed', () => {
+  it('an actual request: echo, credentials, exposed headers, in this order', () => {
+    expect(plan({ method: 'GET', origin: CACHE })).toEqual({
+      kind: 'actual',
+      handled: false,
+      status: 0,
+      body: '',
+      headers: [
+        ['Access-Control-Allow-Origin', CACHE],
+        ['Access-Control-Allow-Credentials', 'true'],
+        ['Access-Control-Expose-Headers', AMP_REDIRECT_TO],
+      ],
+      vary: ['Origin'],
+    });
+    expect(plan({ method: 'GET', origin: CACHE }, options({ credentials: false, exposedHeaders: 'X-A' })).headers).toEqual([
+      ['Access-Control-Allow-Origin', CACHE],
+      ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, X-A`],
+    ]);
+  });
+  it('a checked __amp_source_origin: its header, exposed', () => {
+    expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }).headers).toEqual([
+      ['Access-Control-Allow-Origin', CACHE],
+      ['Access-Control-Allow-Credentials', 'true'],
+      [AMP_SOURCE_ORIGIN_HEADER, 'https://example.com'],
+      ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
+    ]);
+  });
+  it('same-origin: no Access-Control-Allow-Origin, credentials or exposed headers', () => {
+    expect(plan({ method: 'POST', ampSameOrigin: 'true' }).headers).toEqual([]);
+    expect(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }).headers).toEqual([[AMP_SOURCE_ORIGIN_HEADER, 'https://example.com']]);
+  });
+  it('a preflight: methods, reflected headers, and nothing optional by default', () => {
+    expect(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'Content-Type, AMP-Same-Origin' })).toEqual({
+      kind: 'preflight',
+      handled: true,
+      status: 204,
+      body: '',
+      headers: [
+        ['Access-Control-Allow-Origin', CACHE],
+        ['Access-Control-Allow-Credentials', 'true'],
+        ['Access-Control-Allow-Methods', DEFAULT_METHODS],
+        ['Access-Control-Allow-Headers', 'Content-Type'],
+      ],
+      vary: ['Origin', 'Access-Control-Request-Headers'],
+    });
+  });
+  it('a preflight: no Allow-Headers when nothing (clean) was asked or configured', () => {
+    const names = (p: CorsPlan) => p.headers.map(([name]) => name);
+    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST' }))).not.toContain('Access-Control-Allow-Headers');
+    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'AMP-Same-Origin' }))).not.toContain('Access-Control-Allow-Headers');
+    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'a\r\nb' }))).not.toContain('Access-Control-Allow-Headers');
+    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'X-A' }, options({ allowedHeaders: [] })))).not.toContain('Access-Control-Allow-Headers');
+  });
+  it('a preflight with every option: configured headers, max-age 0, private network, status, continue', () => {
+    const all = options({ allowedHeaders: 'X-A', maxAge: 0, privateNetworkAccess: true, preflightStatus: 200, methods: 'GET' });
+    const request: CorsRequest = { method: 'OPTIONS', origin: CACHE, requestMethod: 'GET', requestHeaders: 'X-B', requestPrivateNetwork: 'true' };
+    expect(plan(request, all)).toMatchObject({ kind: 'preflight', handled: true, status: 200 });
+    expect(plan(request, all).headers).toEqual([
+      ['Access-Control-Allow-Origin', CACHE],
+      ['Access-Control-Allow-Credentials', 'true'],
+      ['Access-Control-Allow-Methods', 'GET'],
+      ['Access-Control-Allow-Headers', 'X-A'],
+      ['Access-Control-Max-Age', '0'],
+      ['Access-Control-Allow-Private-Network', 'true'],
+    ]);
+    expect(plan({ ...request, requestPrivateNetwork: 'TRUE' }, all).headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Private-Network');
+    expect(plan(request, options({ privateNetworkAccess: false })).headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Private-Network');
+    expect(plan(request, options({ preflightContinue: true }))).toMatchObject({ kind: 'preflight', handled: false, status: 0 });
+  });
+  it('a verdict about another origin, or with unsafe values, is not trusted', () => {
+    const request: CorsRequest = { method: 'GET', origin: CACHE };
+    expect(planCors(request, allowed('https://other.example'), defaults)).toMatchObject({ kind: 'reject', body: 'Forbidden: CORS origin denied (malformed)\n' });
+    expect(planCors(request, allowed(CACHE, { sourceOrigin: 'https://a\r\nb' }), defaults)).toMatchObject({ kind: 'reject', status: 403 });
+    expect(planCors({ method: 'GET', origin: 'https://a\nb' }, allowed('https://a\nb'), defaults)).toMatchObject({ kind: 'reject' });
+    expect(planCors(request, allowed('https://other.example'), options({ onDenied: 'omit' }))).toEqual({ kind: 'actual', handled: false, status: 0, body: '', headers: [], vary: ['Origin'] });
+    expect(planCors({ method: 'OPTIONS', origin: CACHE, requestMethod: 'GET' }, allowed('https://other.example'), options({ onDenied: 'omit' }))).toMatchObject({
+      kind: 'preflight',
+      handled: false,
+      headers: [],
+    });
+    // A same-origin verdict (origin null) about a request with an Origin is fine: nothing is echoed.
+    expect(planCors(request, allowed(null), defaults).headers).toEqual([]);
+  });
+});
+
+describe('planCors: AMP for Email', () => {
+  const email = options({ email: { senders: ['sender@example.com'] } });
+  it('adds AMP-Email-Sender to Vary once AMP for Email is on', () => {
+    expect(plan({ method: 'GET', origin: CACHE }, email).vary).toEqual(['Origin', 'AMP-Email-Sender']);
+    expect(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'GET' }, email).vary).toEqual(['Origin', 'Access-Control-Request-Headers', 'AMP-Email-Sender']);
+  });
+  it('v2: a trusted sender (any case) is echoed; an untrusted one is rejected or omitted', () => {
+    expect(plan({ method: 'POST', origin: 'https://mail.example', emailSender: 'Sender@Example.com' }, email)).toEqual({
+      kind: 'actual',
+      handled: false,
+      status: 0,
+      body: '',
+      headers: [['AMP-Email-Allow-Sender', 'Sender@Example.com']],
+      vary: ['Origin', 'AMP-Email-Sender'],
+      email: { version: 2, sender: 'Sender@Example.com', trusted: true },
+    });
+    expect(plan({ method: 'POST', emailSender: 'evil@example.com' }, email)).toMatchObject({
+      kind: 'reject',
+      body: 'Forbidden: CORS origin denied (email-sender-denied)\n',
+      email: { version: 2, trusted: false },
+    });
+    expect(plan({ method: 'POST', emailSender: 'evil@example.com' }, options({ email: { senders: ['sender@example.com'] }, onDenied: 'omit' }))).toMatchObject({
+      kind: 'actual',
+      handled: false,
+      headers: [],
+      email: { trusted: false },
+    });
+    expect(plan({ method: 'POST', emailSender: `${'a'.repeat(320)}@example.com` }, options({ email: { senders: ['sender@example.com'] } }))).toMatchObject({ email: { trusted: false } });
+    expect(plan({ method: 'POST', emailSender: 'not an address' }, email)).toMatchObject({ kind: 'reject', email: { trusted: false } });
+  });
+  it('v1: the address in __amp_source_origin; the Origin echoed only when canonical', () => {
+    expect(plan({ method: 'POST', origin: 'https://mail.example', sourceOrigin: 'sender@example.com' }, email)).toEqual({
+      kind: 'actual',
+      handled: false,
+      status: 0,
+      body: '',
+      headers: [
+        ['Access-Control-Allow-Origin', 'https://mail.example'],
+        ['Access-Control-Allow-Credentials', 'true'],
+        [AMP_SOURCE_ORIGIN_HEADER, 'sender@example.com'],
+        ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
+      ],
+      vary: ['Origin', 'AMP-Email-Sender'],
+      email: { version: 1, sender: 'sender@example.com', trusted: true },
+    });
+    const noCredentials = options({ email: { senders: ['sender@example.com'] }, credentials: false });
+    expect(plan({ method: 'POST', origin: 'https://mail.example', sourceOrigin: 'sender@example.com' }, noCredentials).headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Credentials');
+    expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, email)).toMatchObject({
+      kind: 'reject',
+      body: 'Forbidden: CORS origin denied (not-canonical)\n',
+      email: { version: 1 },
+    });
+    expect(plan({ method: 'POST', sourceOrigin: 'sender@example.com' }, email)).toMatchObject({ kind: 'actual', handled: false, headers: [], email: { version: 1, trusted: true } });
+    const omit = options({ email: { senders: ['sender@example.com'] }, onDenied: 'omit' });
+    expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, omit)).toMatchObject({ kind: 'actual', handled: false, headers: [] });
+  });
+  it('a source origin with a slash is an origin, not a v1 sender; v2 wins over v1; a preflight is plain CORS', () => {
+    expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }, email).email).toBeUndefined();
+    expect(plan({ method: 'POST', emailSender: 'sender@example.com', sourceOrigin: 'evil@example.com' }, email).email).toEqual({ version: 2, sender: 'sender@example.com', trusted: true });
+    expect(plan({ method: 'POST', emailSender: '', sourceOrigin: 'sender@example.com' }, email).email).toEqual({ version: 1, sender: 'sender@example.com', trusted: true });
+    expect(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', emailSender: 'evil@example.com' }, email)).toMatchObject({ kind: 'preflight', handled: true, status: 204 });
+    expect(plan({ method: 'POST', emailSender: 'sender@example.com' }).email).toBeUndefined();
+  });
+});
+
+describe('appendVary', () => {
+  it('appends without replacing or duplicating, case-insensitively', () => {
+    expect(appendVary(undefined, ['Origin'])).toBe('Origin');
+    expect(appendVary(null, ['Origin', 'origin'])).toBe('Origin');
+    expect(appendVary('', ['Origin'])).toBe('Origin');
+    expect(appendVary('Accept-Encoding, ORIGIN', ['Origin', 'AMP-Email-Sender'])).toBe('Accept-Encoding, ORIGIN, AMP-Email-Sender');
+    expect(appendVary(['Accept', ' Cookie '], ['Origin'])).toBe('Accept, Cookie, Origin');
+    expect(appendVary(' , Accept ,', [])).toBe('Accept');
+    expect(appendVary(5, ['Origin'])).toBe('5, Origin');
+  });
+  it('* already covers everything', () => {
+    expect(appendVary('*', ['Origin'])).toBe('*');
+    expect(appendVary('Accept, *', ['Origin'])).toBe('*');
+  });
+});
+
+describe('ampRedirectTo', () => {
+  it('accepts an absolute https URL and returns it normalized', () => {
+    expect(ampRedirectTo('https://example.com/thanks')).toBe('https://example.com/thanks');
+    expect(ampRedirectTo('HTTPS://Example.com')).toBe('https://example.com/');
+    const longest = `https://example.com/${'a'.repeat(8192 - 'https://example.com/'.length)}`;
+    expect(ampRedirectTo(longest)).toBe(longest);
+  });
+  it('refuses everything else', () => {
+    const message = 'AMP-Redirect-To needs an absolute https URL without whitespace or control characters';
+    for (const url of [42, 'http://example.com/', '/thanks', 'https://example.com/a b', 'https://example.com/\u007f', `https://example.com/${'a'.repeat(8192)}`, ' https://example.com/']) {
+      expectError(() => ampRedirectTo(url as string), 'invalid-url', message);
+    }
+    expectError(() => ampRedirectTo('https://'), 'invalid-url', 'AMP-Redirect-To needs an absolute https URL');
+    expectError(() => ampRedirectTo('https://[::1'), 'invalid-url', 'AMP-Redirect-To needs an absolute https URL');
+  });
+});
+
+describe('createCorsPolicy', () => {
+  const refusals: Array<[string, unknown, boolean, string]> = [
+    ['no configuration', undefined, false, 'ampcors needs a configuration object'],
+    ['null', null, false, 'ampcors needs a configuration object'],
+    ['both publishers and verifier', { publishers: ['example.com'], verifier }, false, 'give either publishers (and origins, caches) or a prebuilt verifier, not both'],
+    ['a verifier without verify', { verifier: {} }, false, 'verifier must be an object with a verify(origin, context) method'],
+    ['a verifier that is a function', { verifier: () => undefined }, false, 'verifier must be an object with a verify(origin, context) method'],
+    ['a null verifier', { verifier: null }, false, 'verifier must be an object with a verify(origin, context) method'],
+    ['neither', {}, false, 'ampcors needs publishers (the publisher domains) or a verifier'],
+  ];
+  it.each(refusals)('refuses %s', (_, config, hasOriginOption, message) => {
+    expectError(() => createCorsPolicy(config as never, hasOriginOption), 'invalid-option', message);
+  });
+  it('passes origins, caches and legacyCacheOrigins on to the verifier it builds', () => {
+    const policy = createCorsPolicy({ publishers: ['example.com'], origins: ['http://localhost:8080'], caches: [CACHES[1]!], legacyCacheOrigins: true });
+    const judge = (origin: string) => (policy.decide({ method: 'GET', origin }) as { verdict: Verdict }).verdict;
+    expect(judge('http://localhost:8080')).toMatchObject({ allowed: true, via: 'publisher' });
+    expect(judge('https://example.com')).toMatchObject({ allowed: false });
+    expect(judge('https://www.bing-amp.com')).toMatchObject({ allowed: true, reason: 'legacy-cache-origin' });
+    expect(judge(CACHE)).toMatchObject({ allowed: false });
+    expect(judge('https://example-com.www.bing-amp.com')).toMatchObject({ allowed: true });
+    expect(policy.options).toEqual(defaults);
+  });
+  it('with only an adapter origin source: no verifier, and a denial when no source is given', () => {
+    const policy = createCorsPolicy({}, true);
+    expect(policy.verifier).toBeNull();
+    expect(policy.decide({ method: 'GET', origin: CACHE })).toEqual({
+      verdict: { allowed: false, origin: CACHE, reason: 'unknown-origin', detail: 'no origin source is configured' },
+      plan: expect.objectContaining({ kind: 'reject' }),
+    });
+    expect((policy.decide({ method: 'GET' }) as { verdict: Verdict }).verdict).toMatchObject({ allowed: false, origin: null });
+    const extra = { verify: () => allowed(CACHE) };
+    expect(policy.decide({ method: 'GET', origin: CACHE }, extra)).toMatchObject({ verdict: { allowed: true }, plan: { kind: 'actual' } });
+  });
+  it('sources decide in order: the first allow wins, else the first denial explains', () => {
+    const calls: string[] = [];
+    const source = (name: string, verdict: Verdict) => ({
+      verify: () => {
+        calls.push(name);
+        return verdict;
+      },
+    });
+    const policy = createCorsPolicy({ verifier: source('main', denied(CACHE, 'hashed-unknown')) });
+    expect((policy.decide({ method: 'GET', origin: CACHE }, source('extra', denied(CACHE, 'unknown-origin'))) as { verdict: Verdict }).verdict).toMatchObject({ reason: 'hashed-unknown' });
+    expect(calls).toEqual(['main', 'extra']);
+    calls.length = 0;
+    expect((policy.decide({ method: 'GET', origin: CACHE }, source('extra', allowed(CACHE))) as { verdict: Verdict }).verdict).toMatchObject({ allowed: true });
+    const first = createCorsPolicy({ verifier: source('main', allowed(CACHE)) });
+    calls.length = 0;
+    first.decide({ method: 'GET', origin: CACHE }, source('extra', denied(CACHE)));
+    expect(calls).toEqual(['main']);
+    expect((first.decide({ method: 'GET', origin: CACHE }, null) as { verdict: Verdict }).verdict).toMatchObject({ allowed: true });
+  });
+  it('asynchronous sources: awaited in order, the first denial explains', async () => {
+    const later = (verdict: Verdict) => ({ verify: async () => verdict });
+    const policy = createCorsPolicy({ verifier: later(denied(CACHE, 'hashed-unknown')) });
+    const both = policy.decide({ method: 'GET', origin: CACHE }, later(denied(CACHE, 'unknown-origin')));
+    expect(both).toBeInstanceOf(Promise);
+    expect((await both).verdict).toMatchObject({ reason: 'hashed-unknown' });
+    expect((await policy.decide({ method: 'GET', origin: CACHE }, { verify: () => allowed(CACHE) })).verdict).toMatchObject({ allowed: true });
+    expect((await policy.decide({ method: 'GET', origin: CACHE }, later(allowed(CACHE)))).verdict).toMatchObject({ allowed: true });
+    expect((await policy.decide({ method: 'GET', origin: CACHE })).verdict).toMatchObject({ reason: 'hashed-unknown' });
+    // A synchronous denial, then an asynchronous allow.
+    const mixed = createCorsPolicy({ verifier: { verify: () => denied(CACHE, 'hashed-unknown') } });
+    expect((await mixed.decide({ method: 'GET', origin: CACHE }, later(allowed(CACHE)))).verdict).toMatchObject({ allowed: true });
+    expect((await mixed.decide({ method: 'GET', origin: CACHE }, later(denied(CACHE, 'unknown-origin')))).verdict).toMatchObject({ reason: 'hashed-unknown' });
+  });
+  it('a verdict with a then that is not a function is a plain verdict', () => {
+    const odd = { ...denied(CACHE, 'hashed-unknown'), then: 1 } as unknown as Verdict;
+    const policy = createCorsPolicy({ verifier: { verify: () => odd } });
+    expect((policy.decide({ method: 'GET', origin: CACHE }) as { verdict: Verdict }).verdict).toMatchObject({ reason: 'hashed-unknown' });
+  });
+  it('uses the options given to decide, else its own', () => {
+    const policy = createCorsPolicy({ publishers: ['example.com'], credentials: false });
+    expect((policy.decide({ method: 'GET', origin: CACHE }) as { plan: CorsPlan }).plan.headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Credentials');
+    expect((policy.decide({ method: 'GET', origin: CACHE }, null, defaults) as { plan: CorsPlan }).plan.headers.map(([n]) => n)).toContain('Access-Control-Allow-Credentials');
+  });
+});
+
+describe('compileOriginOption', () => {
+  it('any origin with credentials is refused, naming the option', () => {
+    expectError(() => compileOriginOption(true, { credentials: true }), 'unsafe-configuration', /^origin true \(reflect any origin\) together with credentials lets every site read credentialed responses/);
+    expectError(() => compileOriginOption('*', { credentials: true }), 'unsafe-configuration', /^origin '\*' together with credentials/);
+    expectError(() => compileOriginOption('*', { credentials: true, perRequest: true }), 'unsafe-configuration', /^origin '\*'/);
+    expectError(() => compileOriginOption(['https://a.com', true], { credentials: true }), 'unsafe-configuration', /reflect any origin/);
+  });
+  it('true from an origin function with credentials means "checked": allowed', () => {
+    expect(compileOriginOption(true, { credentials: true, perRequest: true })('https://anything.example')).toBe(true);
+  });
+  it('any origin without credentials matches everything', () => {
+    expect(compileOriginOption(true, { credentials: false })('https://x.example')).toBe(true);
+    expect(compileOriginOption(['*'], { credentials: false })('https://y.example')).toBe(true);
+  });
+  it('false matches nothing; strings match exactly; RegExps match', () => {
+    expect(compileOriginOption(false, { credentials: true })('https://a.com')).toBe(false);
+    const matcher = compileOriginOption([false, 'https://a.com', /^https:\/\/[a-z]+\.b\.com$/], { credentials: true });
+    expect(matcher('https://a.com')).toBe(true);
+    expect(matcher('https://x.b.com')).toBe(true);
+    expect(matcher('https://a.com.evil')).toBe(false);
+    expect(matcher('https://b.com')).toBe(false);
+  });
+  it('refuses a string that is not a canonical origin, and other values', () => {
+    expectError(() => compileOriginOption('https://a.com/', { credentials: false }), 'invalid-origin', 'origin "https://a.com/" is not a canonical origin (path)');
+    expectError(() => compileOriginOption(['https://A.com'], { credentials: false }), 'invalid-origin', 'origin "https://A.com" is not a canonical origin (not-canonical)');
+    expectError(() => compileOriginOption(5 as never, { credentials: false }), 'invalid-option', 'origin must be a string, a RegExp, a boolean or an array of strings and RegExps');
+    expectError(() => compileOriginOption([null] as never, { credentials: false }), 'invalid-option', /^origin must be/);
+  });
+  it('global and sticky RegExps are cloned without g and y; other flags are kept', () => {
+    const matcher = compileOriginOption([/^https:\/\/A\.com$/gi], { credentials: false });
+    for (let i = 0; i < 4; i++) expect(matcher('https://a.com')).toBe(true);
+    const sticky = compileOriginOption(/b\.com$/y, { credentials: false });
+    // Without y the pattern searches the whole string, every time.
+    for (let i = 0; i < 4; i++) expect(sticky('https://b.com')).toBe(true);
+    const plain = /c\.com$/;
+    expect(compileOriginOption(plain, { credentials: false })('https://c.com')).toBe(true);
+  });
+});
+
+describe('judgeWithOriginMatcher', () => {
+  const matcher = compileOriginOption(['https://a.com', 'https://src.com'], { credentials: true });
+  it('a matching canonical origin is a publisher origin', () => {
+    expect(judgeWithOriginMatcher(matcher, 'https://a.com')).toEqual({ allowed: true, origin: 'https://a.com', via: 'publisher', reason: 'publisher-origin' });
+  });
+  it('a non-matching origin, or an unparsable one, is denied with the reason', () => {
+    expect(judgeWithOriginMatcher(matcher, 'https://b.com')).toEqual({ allowed: false, origin: 'https://b.com', reason: 'unknown-origin', detail: 'not allowed by the origin option' });
+    expect(judgeWithOriginMatcher(() => true, 'https://a.com/')).toMatchObject({ allowed: false, origin: 'https://a.com/', reason: 'path' });
+  });
+  it('no Origin: same-origin only with AMP-Same-Origin: true', () => {
+    expect(judgeWithOriginMatcher(matcher, undefined, { ampSameOrigin: 'true' })).toEqual({ allowed: true, origin: null, via: 'same-origin', reason: 'same-origin' });
+    for (const origin of [undefined, null, '']) {
+      expect(judgeWithOriginMatcher(matcher, origin, { ampSameOrigin: 'TRUE' })).toEqual({ allowed: false, origin: null, reason: 'missing', detail: 'no Origin header and no AMP-Same-Origin: true' });
+    }
+  });
+  it('a present __amp_source_origin must itself be allowed and canonical', () => {
+    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: 'https://src.com' })).toMatchObject({ allowed: true, sourceOrigin: 'https://src.com' });
+    expect(judgeWithOriginMatcher(matcher, undefined, { ampSameOrigin: 'true', sourceOrigin: 'https://src.com' })).toMatchObject({ allowed: true, via: 'same-origin', sourceOrigin: 'https://src.com' });
+    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: null })).not.toHaveProperty('sourceOrigin');
+    const mismatch = { allowed: false, reason: 'source-origin-mismatch', detail: '__amp_source_origin is not an allowed origin' };
+    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: 'https://evil.com' })).toEqual({ ...mismatch, origin: 'https://a.com' });
+    expect(judgeWithOriginMatcher(() => true, 'https://a.com', { sourceOrigin: 'https://src.com/' })).toEqual({ ...mismatch, origin: 'https://a.com' });
+    expect(judgeWithOriginMatcher(() => true, '', { sourceOrigin: 5 as never })).toEqual({ ...mismatch, origin: null });
+    expect(judgeWithOriginMatcher(() => true, 7 as never, { sourceOrigin: 'x' })).toEqual({ ...mismatch, origin: null });
+  });
+});
