@@ -142,13 +142,31 @@ function factsOf(req: IncomingMessage & { originalUrl?: string }): CorsRequest {
   };
 }
 
+/**
+ * The `Vary` value after appending `names`: {@link appendVary}, except that
+ * with no `Vary` yet (the usual case) and names that differ in length (so
+ * cannot repeat one another, case-insensitively) the names are joined
+ * directly — the same string, without parsing an empty value.
+ */
+function varyWith(existing: string | readonly string[] | number | undefined, names: readonly string[]): string {
+  if (existing !== undefined) return appendVary(existing, names);
+  for (let i = 1; i < names.length; i++) {
+    for (let j = 0; j < i; j++) if ((names[i] as string).length === (names[j] as string).length) return appendVary(existing, names);
+  }
+  return names.length === 1 ? (names[0] as string) : names.join(', ');
+}
+
 function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void {
   const { verdict, plan } = decision;
   const target = req as IncomingMessage & { ampCors?: Verdict; ampCorsEmail?: EmailSender };
   target.ampCors = verdict;
   if (plan.email !== undefined) target.ampCorsEmail = plan.email;
-  for (const [name, value] of plan.headers) res.setHeader(name, value);
-  res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
+  const headers = plan.headers;
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i] as readonly [string, string];
+    res.setHeader(header[0], header[1]);
+  }
+  res.setHeader('Vary', varyWith(res.getHeader('Vary'), plan.vary));
   if (!plan.handled) return next();
   res.statusCode = plan.status;
   res.setHeader('Content-Length', String(Buffer.byteLength(plan.body)));
