@@ -102,6 +102,20 @@ function factsOf(ctx: KoaContextLike): CorsRequest {
   };
 }
 
+/**
+ * The `Vary` value after appending `names`: {@link appendVary}, except that
+ * with no `Vary` yet (the usual case) and names that differ in length (so
+ * cannot repeat one another, case-insensitively) the names are joined
+ * directly — the same string, without parsing an empty value.
+ */
+function varyWith(existing: string | readonly string[] | number | undefined, names: readonly string[]): string {
+  if (existing !== undefined) return appendVary(existing, names);
+  for (let i = 1; i < names.length; i++) {
+    for (let j = 0; j < i; j++) if ((names[i] as string).length === (names[j] as string).length) return appendVary(existing, names);
+  }
+  return names.length === 1 ? (names[0] as string) : names.join(', ');
+}
+
 function matcherSource(matcher: OriginMatcher): VerdictSource {
   return { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
 }
@@ -181,25 +195,33 @@ export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
     };
   };
 
-  const apply = (ctx: KoaContextLike, plan: CorsPlan): Record<string, string> => {
-    const set: Record<string, string> = {};
-    for (const [name, value] of plan.headers) {
-      ctx.set(name, value);
-      set[name] = value;
+  // Headers go straight to `ctx.res.setHeader`, as Koa's `ctx.set` does for a
+  // string value (it skips once the headers are sent), without its per-call
+  // arrays and argument handling.
+  const apply = (ctx: KoaContextLike, plan: CorsPlan): void => {
+    const res = ctx.res;
+    if (res.headersSent) return;
+    const headers = plan.headers;
+    for (let i = 0; i < headers.length; i++) {
+      const header = headers[i] as readonly [string, string];
+      res.setHeader(header[0], header[1]);
     }
     if (secure && plan.kind !== 'reject') {
-      for (const [name, value] of SECURE_CONTEXT) {
-        ctx.set(name, value);
-        set[name] = value;
-      }
+      for (const [name, value] of SECURE_CONTEXT) res.setHeader(name, value);
     }
-    ctx.set('Vary', appendVary(ctx.res.getHeader('Vary'), plan.vary));
+    res.setHeader('Vary', varyWith(res.getHeader('Vary'), plan.vary));
+  };
+
+  /** The CORS headers `apply` set, for an error thrown by later middleware (built only then). */
+  const keptHeaders = (plan: CorsPlan): Record<string, string> => {
+    const set: Record<string, string> = {};
+    for (const [name, value] of plan.headers) set[name] = value;
+    if (secure && plan.kind !== 'reject') for (const [name, value] of SECURE_CONTEXT) set[name] = value;
     return set;
   };
 
   return async function ampCorsMiddleware(ctx, next) {
     let plan: CorsPlan;
-    let kept: Record<string, string>;
     try {
       const withCredentials = typeof credentials === 'function' ? !!(await credentials(ctx)) : staticCredentials;
       const decided = policy.decide(factsOf(ctx), sourceFor(ctx, withCredentials), withCredentials ? policy.options : withoutCredentials);
@@ -208,7 +230,7 @@ export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
       const state = ctx.state as AmpCorsState;
       state.ampCors = verdict;
       if (plan.email !== undefined) state.ampCorsEmail = plan.email;
-      kept = apply(ctx, plan);
+      apply(ctx, plan);
     } catch (error) {
       throw withErrorHeaders(error, {});
     }
@@ -220,7 +242,7 @@ export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
     try {
       await next();
     } catch (error) {
-      throw withErrorHeaders(error, keep ? kept : {});
+      throw withErrorHeaders(error, keep ? keptHeaders(plan) : {});
     }
   };
 }
