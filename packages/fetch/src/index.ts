@@ -8,7 +8,6 @@
 import {
   type AmpCorsConfig,
   appendVary,
-  type CorsDecision,
   type CorsPlan,
   type CorsPolicy,
   type CorsRequest,
@@ -82,9 +81,30 @@ function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
+/**
+ * The `Vary` value after appending `names`: {@link appendVary}, except that
+ * with no `Vary` yet (the usual case) and names that differ in length (so
+ * cannot repeat one another, case-insensitively) the names are joined
+ * directly — the same string, without parsing an empty value.
+ */
+function varyWith(existing: string | null, names: readonly string[]): string {
+  if (existing !== null) return appendVary(existing, names);
+  for (let i = 1; i < names.length; i++) {
+    for (let j = 0; j < i; j++) if ((names[i] as string).length === (names[j] as string).length) return appendVary(existing, names);
+  }
+  return names.length === 1 ? (names[0] as string) : names.join(', ');
+}
+
+function setAll(headers: ReadonlyArray<readonly [string, string]>, into: Headers): void {
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i] as readonly [string, string];
+    into.set(header[0], header[1]);
+  }
+}
+
 function planHeaders(plan: CorsPlan, into: Headers): Headers {
-  for (const [name, value] of plan.headers) into.set(name, value);
-  into.set('Vary', appendVary(into.get('Vary'), plan.vary));
+  setAll(plan.headers, into);
+  into.set('Vary', varyWith(into.get('Vary'), plan.vary));
   return into;
 }
 
@@ -95,15 +115,17 @@ function defaultOnError(): Response {
 /** Returns `response` with `Vary` extended and `headers` set, copying it when its headers are immutable. */
 function withHeaders(response: Response, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): Response {
   let target = response;
+  let targetHeaders = target.headers;
   try {
-    target.headers.set('Vary', appendVary(target.headers.get('Vary'), vary));
+    targetHeaders.set('Vary', varyWith(targetHeaders.get('Vary'), vary));
   } catch {
     // Immutable headers (a fetch() result, Response.redirect, Response.error): copy.
     if (response.status < 200 || response.status > 599) return response;
     target = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
-    target.headers.set('Vary', appendVary(target.headers.get('Vary'), vary));
+    targetHeaders = target.headers;
+    targetHeaders.set('Vary', varyWith(targetHeaders.get('Vary'), vary));
   }
-  for (const [name, value] of headers) target.headers.set(name, value);
+  setAll(headers, targetHeaders);
   return target;
 }
 
@@ -129,23 +151,20 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
     return withHeaders(response, [], ['Origin']);
   };
 
-  const respond = async <A extends unknown[]>(decision: CorsDecision, handler: FetchHandler<A>, request: Request, rest: A): Promise<Response> => {
-    const { verdict, plan } = decision;
-    results.set(request, plan.email === undefined ? { verdict } : { verdict, email: plan.email });
-    if (plan.handled) {
-      const headers = planHeaders(plan, new Headers());
-      return new Response(plan.body === '' ? null : plan.body, { status: plan.status, headers });
-    }
-    const response = await handler(request, ...rest);
-    return withHeaders(response, plan.headers, plan.vary);
-  };
-
+  // One async frame per request: the decision and the handler are awaited only when they return Promises.
   const wrap = <A extends unknown[]>(handler: FetchHandler<A>) => {
     if (typeof handler !== 'function') throw new TypeError('withAmpCors needs a handler function');
     return async (request: Request, ...rest: A): Promise<Response> => {
       try {
-        const decision = policy.decide(factsOf(request));
-        return await respond(isThenable(decision) ? await decision : decision, handler, request, rest);
+        const decided = policy.decide(factsOf(request));
+        const { verdict, plan } = isThenable(decided) ? await decided : decided;
+        results.set(request, plan.email === undefined ? { verdict } : { verdict, email: plan.email });
+        if (plan.handled) {
+          const headers = planHeaders(plan, new Headers());
+          return new Response(plan.body === '' ? null : plan.body, { status: plan.status, headers });
+        }
+        const answered = handler(request, ...rest);
+        return withHeaders(isThenable(answered) ? await answered : answered, plan.headers, plan.vary);
       } catch (error) {
         return failed(error, request);
       }
