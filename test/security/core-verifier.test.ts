@@ -240,8 +240,15 @@ describe('createVerifier: configuration errors name the problem', () => {
     expect(() => createVerifier({ publishers: ['example.com'], origins: [origin] })).toThrow(JSON.stringify(`${origin.slice(0, 80)}…`));
   });
   it('exposes the caches and the allow-set it built', () => {
-    expect(verifier.caches).toBe(CACHES);
-    expect(verifier.allowSet.get('https://example-com.cdn.ampproject.org')).toMatchObject({ publisherDomain: 'example.com', form: 'spec' });
-    expect(verifier.allowSet.get('https://example-org.cdn.ampproject.org')).toBeUndefined(); // wildcard bases are reversed, not listed
+    // Built inside the test: the allow-set's accessors are made when the verifier is.
+    const built = createVerifier({ publishers: ['example.com', 'bücher.de', '*.example.org'] });
+    expect(built.caches).toBe(CACHES);
+    expect(built.allowSet.get('https://example-com.cdn.ampproject.org')).toMatchObject({ publisherDomain: 'example.com', form: 'spec', cache: GOOGLE, prefix: 'example-com' });
+    expect(built.allowSet.get('https://example-org.cdn.ampproject.org')).toBeUndefined(); // wildcard bases are reversed, not listed
+    const expected = (prefixForms('example.com').length + prefixForms('bücher.de').length) * CACHES.length;
+    expect(built.allowSet.size).toBe(expected);
+    const entries = [...built.allowSet.entries()];
+    expect(entries).toHaveLength(expected);
+    for (const [origin, entry] of entries) expect(built.allowSet.get(origin)).toEqual(entry);
   });
 });
