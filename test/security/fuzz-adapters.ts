@@ -22,7 +22,7 @@ import { type AmpCorsState, ampCors as koaAmpCors } from '@ampcors/koa';
 import express5 from 'express';
 import Koa3 from 'koa';
 import { CORPUS_CONFIG } from './corpus.js';
-import { type AsyncFuzzTarget, checkVerdict, CORPUS_ORACLE, mutatedInput, type Random, randomInput } from './fuzz-engine.js';
+import { type AsyncFuzzTarget, checkVerdict, CORPUS_ORACLE, mutatedInput, outcome, type Random, randomInput } from './fuzz-engine.js';
 
 const require = createRequire(import.meta.url);
 const express4 = require('express4') as typeof express5;
@@ -261,6 +261,7 @@ export function checkAnswer(r: FuzzRequest, answer: Answer): string | undefined 
   if (verdict.allowed) want = { status: preflight ? 204 : 200, acao: verdict.origin ?? undefined, handler: !preflight };
   else if (verdict.reason === 'missing') want = { status: 200, acao: undefined, handler: true };
   else want = { status: 403, acao: undefined, handler: false };
+  outcome(verdict.allowed ? (preflight ? 'allowed preflight' : 'allowed') : verdict.reason === 'missing' ? 'no Origin' : 'denied');
   if (answer.status !== want.status) return `status ${answer.status}, want ${want.status} (${verdict.allowed ? 'allowed' : 'denied'} ${verdict.reason}${preflight ? ', preflight' : ''})`;
   if (acao !== want.acao) return `Access-Control-Allow-Origin ${JSON.stringify(acao)}, want ${JSON.stringify(want.acao)}`;
   if (answer.handlerRan !== want.handler) return `handler ${answer.handlerRan ? 'ran' : 'did not run'} (${verdict.allowed ? 'allowed' : 'denied'} ${verdict.reason})`;

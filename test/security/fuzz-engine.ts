@@ -39,6 +39,7 @@ import {
   parseOrigin,
   prefixForms,
   reverseOrigin,
+  unicodeDomain,
   urlExpressions,
   type AmpCache,
   type CompactAllowSet,
@@ -258,10 +259,37 @@ export function randomInput(rng: Random): string {
   return out;
 }
 
-/** A seed with 1–4 mutations: flip, insert, delete, duplicate, case change, splice with another seed, non-ASCII insert. */
+const LABELS = ['a', 'b', 'www', 'en-us', 'a-b', 'a--b', 'ab--c', '0', '0-a', 'a-0', 'evil', 'example', 'xn--bcher-kva', 'bücher', 'ü', '😊', 'ש', 'ｅ', 'amp', 'cdn', 'x'.repeat(40)];
+const SUFFIXES = ['example.org', 'example.org', 'example.com', 'www.example.com', 'example.net', 'en-us.example.net', 'com', 'org', 'evil.com', 'example.org.evil.com', 'bücher.de', 'xn--bcher-kva.de'];
+const CACHE_SUFFIXES = [...CACHE_DOMAINS, ...CACHE_DOMAINS, 'ampproject.org', 'cdn.ampproject.org.evil.com', 'bing-amp.com', 'cdn-ampproject.org'];
+
+/**
+ * An origin generated for a random domain (often under `example.org`, the
+ * wildcard of the corpus configuration): its publisher origin, or a cache
+ * origin whose prefix is one of the domain's derived prefixes (computed by
+ * the oracle, not by @ampcors/core), on a real or a look-alike cache.
+ */
+export function generatedOrigin(rng: Random): string {
+  const labels: string[] = [];
+  for (let n = rng.int(3); n > 0; n--) labels.push(rng.pick(LABELS));
+  labels.push(rng.pick(SUFFIXES));
+  const name = labels.join('.');
+  const ascii = domainToASCII(name) || name;
+  if (rng.int(4) === 0) return `https://${ascii}`;
+  const prefix = rng.pick([readableLabel, readableLabel, toolboxLabel, hashedLabel])(ascii) || ascii;
+  return `https://${prefix}.${rng.pick(CACHE_SUFFIXES)}`;
+}
+
+/**
+ * A seed with mutations: flip, insert, delete, duplicate, case change,
+ * splice with another seed, non-ASCII insert. Two in three seeds come from
+ * the corpus and the allowed cache origins (1–4 mutations), one in three is
+ * a {@link generatedOrigin} (half as generated, half with 1–3 mutations).
+ */
 export function mutatedInput(rng: Random): string {
-  let s = rng.pick(SEEDS);
-  const rounds = 1 + rng.int(4);
+  const generated = rng.int(3) === 0;
+  let s = generated ? generatedOrigin(rng) : rng.pick(SEEDS);
+  const rounds = generated ? (rng.int(2) === 0 ? 0 : 1 + rng.int(3)) : 1 + rng.int(4);
   for (let r = 0; r < rounds; r++) {
     const at = rng.int(s.length + 1);
     switch (rng.int(7)) {
@@ -318,6 +346,13 @@ function stringTarget(name: string, run: (input: string, rng: Random) => string 
   return { name, random: randomInput, mutated: mutatedInput, run };
 }
 
+let outcomes: Map<string, number> | undefined;
+
+/** Counts one outcome of the input being run (allowed, denied, refused...), for the report. */
+export function outcome(key: string): void {
+  if (outcomes !== undefined) outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+}
+
 function describeThrow(error: unknown): string {
   return `threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
 }
@@ -328,8 +363,11 @@ function mayThrowAmpCorsError<R>(call: () => R, check?: (result: R) => string | 
   try {
     result = call();
   } catch (error) {
-    return isAmpCorsError(error) ? undefined : describeThrow(error);
+    if (!isAmpCorsError(error)) return describeThrow(error);
+    outcome('refused');
+    return undefined;
   }
+  outcome('returned');
   return check?.(result);
 }
 
@@ -352,7 +390,10 @@ function verifyTarget(verifier: Verifier): FuzzTarget<string> {
     const origin = rng.int(16) === 0 ? rng.pick([null, undefined, '']) : input;
     return neverThrows(
       () => verifier.verify(origin, context),
-      (verdict) => checkVerdict(CORPUS_ORACLE, origin, context, verdict),
+      (verdict) => {
+        outcome(verdict.allowed ? `allowed ${verdict.reason}` : 'denied');
+        return checkVerdict(CORPUS_ORACLE, origin, context, verdict);
+      },
     );
   });
 }
@@ -362,6 +403,7 @@ function reverseOriginTarget(): FuzzTarget<string> {
     neverThrows(
       () => reverseOrigin(input),
       (result) => {
+        outcome(result.ok ? (result.hashed ? 'hashed' : 'reversed') : 'not reversed');
         if (!result.ok) return undefined;
         if (input !== `https://${result.prefix}.${result.cache.cacheDomain}`) return 'reversed an origin that is not https://<prefix>.<cache>';
         if (result.hashed) return result.prefix.includes('-') ? 'a prefix with - called hashed' : undefined;
@@ -378,6 +420,7 @@ function parseOriginTarget(): FuzzTarget<string> {
     neverThrows(
       () => parseOrigin(input),
       (result) => {
+        outcome(result.ok ? 'accepted' : 'refused');
         if (!result.ok) return undefined;
         // Accepted only as sent: the parts print back to the input, byte for byte.
         const printed = `${result.scheme}://${result.host}${result.port === null ? '' : `:${result.port}`}`;
@@ -393,10 +436,7 @@ function canonicalDomainTarget(): FuzzTarget<string> {
       () => canonicalDomain(input),
       (ascii) => {
         if (ascii.length === 0 || ascii.length > 253 || /[^a-z0-9.-]/.test(ascii)) return `returned ${JSON.stringify(ascii)}, not a lowercase ASCII domain`;
-        return mayThrowAmpCorsError(
-          () => canonicalDomain(ascii),
-          (again) => (again === ascii ? undefined : `not idempotent: ${ascii} → ${again}`),
-        ) ?? (isCanonical(ascii) ? undefined : `canonicalDomain refuses its own result ${ascii}`);
+        return isCanonical(ascii) ? undefined : `not idempotent: canonicalDomain refuses or changes its own result ${ascii}`;
       },
     ),
   );
@@ -423,6 +463,10 @@ function domainPrefixTarget(): FuzzTarget<string> {
         // A readable prefix is the guide's label (computed independently when WHATWG IDNA leaves the domain as is) and reverses to the domain.
         const independent = independentLabels(domain);
         if (independent !== undefined && prefix !== independent[0]) return `prefix ${prefix} of ${domain} differs from the readable label ${independent[0]}`;
+        // Known ambiguity, not checked: a domain `0.…-0` has a readable prefix `0-…-0` that SPEC §4 step 4 reads as a wrap,
+        // so it does not reverse (fail closed). No real TLD ends in `-0`; exact domains are matched without reversing.
+        const unicode = unicodeDomain(domain);
+        if (unicode.startsWith('0.') && unicode.endsWith('-0')) return undefined;
         const reversed = reverseOrigin(`https://${prefix}.cdn.ampproject.org`);
         return reversed.ok && !reversed.hashed && reversed.publisherDomain === domain ? undefined : `prefix ${prefix} of ${domain} does not reverse to it (${reversed.ok ? (reversed.hashed ? 'hashed' : reversed.publisherDomain) : reversed.reason})`;
       },
@@ -447,7 +491,10 @@ export function fuzzTargets(): FuzzTarget<unknown>[] {
     stringTarget('explainOrigin', (input, rng) =>
       neverThrows(
         () => explainOrigin(input, rng.int(2) === 0 ? {} : { publishers: CORPUS_CONFIG.publishers }),
-        (explanation) => (explanation.verdict === undefined ? undefined : checkVerdict(CORPUS_ORACLE, input, undefined, explanation.verdict)),
+        (explanation) => {
+          outcome(explanation.verdict === undefined ? 'no verdict' : explanation.verdict.allowed ? 'allowed' : 'denied');
+          return explanation.verdict === undefined ? undefined : checkVerdict(CORPUS_ORACLE, input, undefined, explanation.verdict);
+        },
       ),
     ),
     compactVerifyTarget(),
@@ -471,6 +518,7 @@ function compactVerifyTarget(): FuzzTarget<string> {
     neverThrows(
       () => set.verifyOrigin(input),
       (verdict) => {
+        outcome(verdict.allowed ? 'allowed' : 'denied');
         const reference = verifier.verify(input);
         const referenceAllows = reference.allowed && reference.via === 'cache';
         if (verdict.allowed !== referenceAllows) return `compact set ${verdict.allowed ? 'allows' : 'denies'} a cache origin the verifier ${referenceAllows ? 'allows' : 'denies'} (${verdict.reason} / ${reference.reason})`;
@@ -565,8 +613,10 @@ function loadAllowSetTarget(): FuzzTarget<AllowSetFile> {
         set = loadAllowSet(bytes);
       } catch (error) {
         if (!isAmpCorsError(error)) return describeThrow(error);
+        outcome('refused');
         return error.code === 'invalid-allow-set' ? undefined : `threw ${error.code}, not invalid-allow-set`;
       }
+      outcome('loaded');
       return neverThrows(
         () => [set.verifyOrigin(probe), set.has(probe)] as const,
         ([verdict]) => {
@@ -597,6 +647,8 @@ export interface FuzzResult {
   readonly seconds: number;
   /** Distinct findings, each with one input that shows it. */
   readonly findings: ReadonlyArray<{ readonly finding: string; readonly input: string }>;
+  /** How often each outcome occurred (allowed, denied, refused...). */
+  readonly outcomes: Readonly<Record<string, number>>;
 }
 
 /** Progress callback: inputs so far. */
@@ -611,6 +663,7 @@ class Run<T> {
   readonly started = performance.now();
   readonly deadline: number;
   readonly findings = new Map<string, string>();
+  readonly outcomes = new Map<string, number>();
   random = 0;
   mutated = 0;
   lastProgress = this.started;
@@ -622,6 +675,7 @@ class Run<T> {
   ) {
     this.rng = new Random(seed);
     this.deadline = this.started + seconds * 1000;
+    outcomes = this.outcomes;
   }
   /** The next input, or undefined past the time bound (checked every 256 inputs). */
   next(i: number): T | undefined {
@@ -651,6 +705,7 @@ class Run<T> {
       mutated: this.mutated,
       seconds: (performance.now() - this.started) / 1000,
       findings: [...this.findings].map(([finding, input]) => ({ finding, input })),
+      outcomes: Object.fromEntries([...this.outcomes].sort((a, b) => b[1] - a[1])),
     };
   }
 }
