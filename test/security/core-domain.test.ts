@@ -64,6 +64,8 @@ describe('canonicalDomain: refusals name the problem', () => {
     ['punycode decoding to a trailing hyphen', 'xn----dha.com', /label "xn----dha" decodes to a label that is not a valid U-label$/],
     ['punycode decoding to a joiner', 'xn--ab-m1t.com', /decodes to a label that is not a valid U-label$/],
     ['punycode decoding to an ideographic space', 'xn--ab-l13a.com', /decodes to a label that is not a valid U-label$/],
+    ['punycode decoding to "--" in positions 3–4', 'xn--ab---3ra.com', /label "xn--ab---3ra" decodes to a label that is not a valid U-label$/],
+    ['punycode decoding to "--" in code points 3–4 after an emoji', 'xn--a--b-9b83c.com', /decodes to a label that is not a valid U-label$/],
   ];
   it.each(cases)('%s', (_, domain, message) => {
     const error = errorOf(() => canonicalDomain(domain as string));
@@ -100,6 +102,10 @@ describe('canonicalDomain: boundaries on both sides', () => {
   it('inputs over 1024 characters are refused before any punycode work; 1024 are judged', () => {
     expect(errorOf(() => canonicalDomain('a'.repeat(1025))).message).toMatch(/longer than 1024 characters$/);
     expect(errorOf(() => canonicalDomain('a'.repeat(1024))).message).toMatch(/longer than 253 octets$/);
+  });
+  it('"--" in UTF-16 units 3–4 but not in code points 3–4 is a valid U-label', () => {
+    expect(canonicalDomain('xn----b-vi33b.com')).toBe('xn----b-vi33b.com'); // "😊--b"
+    expect(canonicalDomain('xn----b-goa.com')).toBe('xn----b-goa.com'); // "ü--b"
   });
   it('removes one trailing dot, lowercases, converts IDNs', () => {
     expect(canonicalDomain('WWW.Example.COM.')).toBe('www.example.com');
