@@ -159,7 +159,8 @@ export interface AllowedSetOracle {
   isPublisherOrigin(origin: string): boolean;
 }
 
-const ORIGIN_SHAPE = /^https:\/\/([a-z0-9.-]+)$/;
+/** `https://` + a lowercase host name; `_` is allowed in names as browsers allow it (a host under a wildcard base is the publisher's). */
+const ORIGIN_SHAPE = /^https:\/\/([a-z0-9_.-]+)$/;
 
 /** Builds the oracle of a list of publisher rules (`example.com`, `*.example.org`, IDNs). */
 export function allowedSetOracle(publishers: readonly string[]): AllowedSetOracle {
