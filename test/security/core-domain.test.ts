@@ -152,6 +152,9 @@ const TOOLBOX_HOSTS = [
   'مثال.com',
   'مثال.إختبار',
   'hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c',
+  // 83 octets in ASCII, so toolbox hashes it; its Unicode form is short, so toolbox's prefix of that is readable.
+  'xn--tda.xn--tda.xn--tda.xn--tda.xn--tda.xn--tda.xn--tda.xn--tda.xn--tda.xn--tda.com',
+  'ü.ü.ü.ü.ü.ü.ü.ü.ü.ü.com',
 ];
 
 describe('toolboxPrefix is what @ampproject/toolbox-cache-url 2.10.1 computes', () => {
@@ -178,7 +181,7 @@ function expectedForms(domain: string): PrefixFormEntry[] {
   return all.filter((entry, index) => all.findIndex((other) => other.prefix === entry.prefix) === index);
 }
 
-const FORM_DOMAINS = [...TOOLBOX_HOSTS.filter((h) => h !== 'localhost' && !h.startsWith('hello.')), `${'long-publisher-domain-name'.repeat(2)}.example.net`, 'ab--cd.xn', '😊a-b.com'];
+const FORM_DOMAINS = [...TOOLBOX_HOSTS.filter((h) => !h.startsWith('hello.')), `${'long-publisher-domain-name'.repeat(2)}.example.net`, 'ab--cd.xn', '😊a-b.com'];
 
 describe('prefixForms lists every form once, in order', () => {
   it.each(FORM_DOMAINS)('%s', (domain) => {
