@@ -1,24 +1,35 @@
 /**
- * `pnpm mutation`: StrykerJS over the verification path of @ampcors/core, one
- * group of source files at a time, each bounded in time, then
- * test/security/MUTATION.md with the score and every surviving mutant.
+ * `pnpm mutation`: StrykerJS over every source file of @ampcors/core, one
+ * group of files at a time, each bounded in time, then
+ * test/security/MUTATION.md with the score, the time of each group and every
+ * surviving mutant with the reason it survives (test/security/mutation-notes.json).
  * StrykerJS 10 needs Node ≥ 22; on an older Node the run uses `npx node@22`.
- * Usage: tsx test/security/mutation.ts [--minutes-per-group N] [--report-only]
+ *
+ * Usage: tsx test/security/mutation.ts [--group a,b] [--minutes-per-group N]
+ *          [--concurrency N] [--incremental] [--report-only]
+ *   --group          run only these groups (the report still lists every group)
+ *   --incremental    reuse the results of the last run for mutants whose code
+ *                    and covering tests did not change (reports/mutation/<group>.incremental.json)
+ *   --report-only    rewrite MUTATION.md from the last reports without running
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const reportDir = `${root}reports/mutation`;
 const notesFile = fileURLToPath(new URL('./mutation-notes.json', import.meta.url));
 const outFile = fileURLToPath(new URL('./MUTATION.md', import.meta.url));
+const sourceDir = `${root}packages/core/src`;
 
-/** The verification path, most security-relevant first. */
-const GROUPS: Record<string, string[]> = {
+/** Every source file of core, in groups of related files, most security-relevant first. */
+export const GROUPS: Record<string, string[]> = {
   decision: ['verifier', 'origin-header', 'reverse-origin'],
   prefix: ['domain-prefix', 'domain-name', 'publisher-rules', 'allow-set'],
-  registry: ['caches', 'cache-url'],
+  registry: ['caches', 'cache-url', 'hash-prefix', 'errors'],
+  compact: ['compact-allow-set', 'rice-coding'],
+  url: ['canonical-host', 'canonical-url', 'ip-address', 'url-expressions'],
+  response: ['cors-response', 'cors-policy', 'legacy-origin-option', 'async-verifier', 'explain-origin'],
 };
 
 interface Mutant {
@@ -26,21 +37,61 @@ interface Mutant {
   mutatorName: string;
   replacement?: string;
   status: string;
-  location: { start: { line: number; column: number } };
+  location: { start: { line: number; column: number }; end: { line: number; column: number } };
 }
 interface Report {
   files: Record<string, { source: string; mutants: Mutant[] }>;
 }
-
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(name);
-  return index < 0 ? fallback : Number(process.argv[index + 1]);
+/** What the driver records of one group's run (reports/mutation/<group>.run.json). */
+interface GroupRun {
+  files: string[];
+  startedAt: string;
+  seconds: number;
+  finished: boolean;
+  outcome: string;
+  incremental: boolean;
+  concurrency: number;
+}
+/** One reason a surviving mutant survives; matched on file, source line text, mutator, replacement. */
+interface Note {
+  file: string;
+  /** Text the mutated source line contains. */
+  code: string;
+  mutator?: string;
+  /** Text the replacement contains. */
+  replacement?: string;
+  why: string;
 }
 
-function runGroup(name: string, files: string[], minutes: number): void {
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(name);
+  return index < 0 ? undefined : process.argv[index + 1];
+}
+
+function numberOption(name: string, fallback: number): number {
+  const value = Number(option(name) ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+/** Fails loudly when a core source file is in no group (a new file would silently go unmeasured). */
+function checkGroups(): void {
+  const grouped = new Set(Object.values(GROUPS).flat());
+  const sources = readdirSync(sourceDir)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')
+    .map((f) => f.slice(0, -3));
+  const missing = sources.filter((f) => !grouped.has(f));
+  const stale = [...grouped].filter((f) => !sources.includes(f));
+  if (missing.length > 0 || stale.length > 0) {
+    throw new Error(`mutation: GROUPS out of date (not grouped: ${missing.join(', ') || 'none'}; no such file: ${stale.join(', ') || 'none'})`);
+  }
+}
+
+function runGroup(name: string, files: string[], minutes: number, incremental: boolean, concurrency: number): void {
   const node = Number(process.versions.node.split('.')[0]) >= 22 ? [process.execPath] : ['npx', '-y', 'node@22'];
   const [command, ...args] = [...node, `${root}node_modules/@stryker-mutator/core/bin/stryker.js`, 'run', `${root}stryker.config.mjs`];
   console.log(`mutation: group ${name} (${files.join(', ')}), at most ${minutes} min`);
+  const started = Date.now();
   const result = spawnSync(command as string, args, {
     cwd: root,
     stdio: 'inherit',
@@ -51,57 +102,135 @@ function runGroup(name: string, files: string[], minutes: number): void {
       AMPCORS_MUTATE: files.map((f) => `packages/core/src/${f}.ts`).join(','),
       AMPCORS_MUTATION_REPORT: `reports/mutation/${name}.json`,
       AMPCORS_MUTATION_TMP: `.stryker-tmp-${name}`,
+      AMPCORS_MUTATION_CONCURRENCY: String(concurrency),
+      ...(incremental ? { AMPCORS_MUTATION_INCREMENTAL: `reports/mutation/${name}.incremental.json` } : {}),
     },
   });
-  if (result.error || result.status !== 0) console.log(`mutation: group ${name} did not finish (${result.error?.message ?? `exit ${result.status}`})`);
+  const finished = !result.error && result.status === 0;
+  const outcome = finished ? 'finished' : result.error ? `stopped: ${result.error.message}` : `exit ${result.status ?? result.signal}`;
+  const run: GroupRun = { files, startedAt: new Date(started).toISOString(), seconds: Math.round((Date.now() - started) / 1000), finished, outcome, incremental, concurrency };
+  writeFileSync(`${reportDir}/${name}.run.json`, `${JSON.stringify(run, null, 2)}\n`);
+  console.log(`mutation: group ${name} ${outcome} after ${run.seconds} s`);
+}
+
+function readNotes(): Note[] {
+  if (!existsSync(notesFile)) return [];
+  const notes = JSON.parse(readFileSync(notesFile, 'utf8')) as Note[];
+  if (!Array.isArray(notes) || notes.some((n) => typeof n.file !== 'string' || typeof n.code !== 'string' || typeof n.why !== 'string')) {
+    throw new Error(`${notesFile}: expected an array of { file, code, mutator?, replacement?, why }`);
+  }
+  return notes;
+}
+
+function reasonOf(notes: Note[], file: string, line: string, mutant: Mutant): string | undefined {
+  return notes.find(
+    (n) =>
+      n.file === file &&
+      line.includes(n.code) &&
+      (n.mutator === undefined || n.mutator === mutant.mutatorName) &&
+      (n.replacement === undefined || (mutant.replacement ?? '').includes(n.replacement)),
+  )?.why;
+}
+
+function cell(text: string, max: number): string {
+  const flat = text.replaceAll('\n', ' ').replace(/\s+/g, ' ').trim();
+  return (flat.length > max ? `${flat.slice(0, max - 1)}…` : flat).replaceAll('|', '\\|').replaceAll('`', "'");
+}
+
+function minutes(seconds: number): string {
+  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
 }
 
 function writeSummary(): void {
-  const notes = existsSync(notesFile) ? (JSON.parse(readFileSync(notesFile, 'utf8')) as Record<string, string>) : {};
+  const notes = readNotes();
   const rows: string[] = [];
   const perFile: string[] = [];
+  const groupRows: string[] = [];
+  const unexplained: string[] = [];
   let detected = 0;
   let undetected = 0;
-  let missing: string[] = [];
+  let totalSeconds = 0;
+  const missing: string[] = [];
   for (const [name, files] of Object.entries(GROUPS)) {
     const path = `${reportDir}/${name}.json`;
-    if (!existsSync(path)) {
-      missing = [...missing, ...files];
+    const runPath = `${reportDir}/${name}.run.json`;
+    const run = existsSync(runPath) ? (JSON.parse(readFileSync(runPath, 'utf8')) as GroupRun) : undefined;
+    const current = run !== undefined && run.finished && existsSync(path);
+    if (!current) {
+      missing.push(...files);
+      groupRows.push(`| ${name} | ${files.join(', ')} | – | ${run ? `${minutes(run.seconds)} (${run.outcome})` : 'not run'} | |`);
       continue;
     }
     const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
-    for (const [file, { source, mutants }] of Object.entries(report.files)) {
+    let groupMutants = 0;
+    let groupDetected = 0;
+    let groupUndetected = 0;
+    for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
       const lines = source.split('\n');
       const count = (statuses: string[]) => mutants.filter((m) => statuses.includes(m.status)).length;
       const d = count(['Killed', 'Timeout']);
       const u = count(['Survived', 'NoCoverage']);
       detected += d;
       undetected += u;
+      groupMutants += mutants.length;
+      groupDetected += d;
+      groupUndetected += u;
       const short = file.replace(/^.*packages\/core\/src\//, '');
-      perFile.push(`| ${short} | ${mutants.length} | ${d} | ${u} | ${count(['Ignored'])} | ${d + u === 0 ? '–' : ((100 * d) / (d + u)).toFixed(1)}% |`);
-      for (const m of mutants.filter((x) => x.status === 'Survived' || x.status === 'NoCoverage')) {
+      perFile.push(`| ${short} | ${name} | ${mutants.length} | ${count(['Killed'])} | ${count(['Timeout'])} | ${count(['Survived'])} | ${count(['NoCoverage'])} | ${count(['Ignored'])} | ${d + u === 0 ? '–' : `${((100 * d) / (d + u)).toFixed(1)}%`} |`);
+      const survivors = mutants
+        .filter((x) => x.status === 'Survived' || x.status === 'NoCoverage')
+        .sort((a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column);
+      for (const m of survivors) {
         const line = m.location.start.line;
-        const key = `${short}:${line}:${m.mutatorName}`;
-        const code = (lines[line - 1] ?? '').trim().slice(0, 70).replaceAll('|', '\\|');
-        const replacement = (m.replacement ?? '').replaceAll('\n', ' ').slice(0, 50).replaceAll('|', '\\|');
-        rows.push(`| ${short}:${line} | ${m.mutatorName} | \`${code}\` → \`${replacement}\` | ${m.status} | ${notes[key] ?? notes[`${short}:${line}`] ?? 'not yet analysed'} |`);
+        const text = lines[line - 1] ?? '';
+        const why = reasonOf(notes, short, text, m);
+        if (why === undefined) unexplained.push(`${short}:${line} ${m.mutatorName} → ${m.replacement ?? ''} (${text.trim().slice(0, 100)})`);
+        // The mutated code itself (the rest of its first line when it spans several).
+        const { start, end } = m.location;
+        const original = start.line === end.line ? text.slice(start.column - 1, end.column - 1) : `${text.slice(start.column - 1)} …`;
+        rows.push(`| ${short}:${line} | ${m.mutatorName} | \`${cell(original, 60)}\` → \`${cell(m.replacement ?? '', 50)}\` | ${m.status} | ${why ?? '**not yet analysed**'} |`);
       }
     }
+    totalSeconds += run.seconds;
+    const score = groupDetected + groupUndetected === 0 ? '–' : `${((100 * groupDetected) / (groupDetected + groupUndetected)).toFixed(1)}%`;
+    groupRows.push(`| ${name} | ${files.join(', ')} | ${groupMutants} | ${minutes(run.seconds)}${run.incremental ? ' (incremental)' : ''} | ${score} |`);
   }
   const score = detected + undetected === 0 ? 0 : (100 * detected) / (detected + undetected);
   const text = [
     '# Mutation testing of @ampcors/core',
     '',
-    'Generated by `pnpm mutation` (test/security/mutation.ts; StrykerJS with the vitest runner, `ignoreStatic`,',
-    'tests: test/security/vitest.mutation.config.ts — core\'s example-based tests and test/security/{corpus-verify,caches-faults,core-*}).',
-    `Score = (killed + timeout) / (killed + timeout + survived + no coverage). Target ≥ 85%.`,
+    'Generated by `pnpm mutation` (test/security/mutation.ts): StrykerJS 10 with the vitest runner, `coverageAnalysis: perTest`,',
+    '`ignoreStatic`, one group of source files at a time. Tests: test/security/vitest.mutation.config.ts — every core test but',
+    '`differential` and `properties`, plus test/security/{corpus-verify,caches-faults,core-*}; fast-check',
+    'properties run at most `AMPCORS_PROPERTY_RUNS` (100) times with a fixed seed. Reasons for survivors: test/security/mutation-notes.json.',
     '',
-    `**Score: ${score.toFixed(1)}%** (${detected} detected, ${undetected} undetected).`,
-    missing.length > 0 ? `\nNot measured (group did not finish in its time bound): ${missing.join(', ')}.` : '',
+    'Score = (killed + timeout) / (killed + timeout + survived + no coverage). Target ≥ 85%.',
     '',
-    '| file | mutants | detected | undetected | ignored (static) | score |',
-    '|---|---|---|---|---|---|',
+    `**Score: ${score.toFixed(1)}%** (${detected} detected, ${undetected} undetected)${missing.length > 0 ? ` — not measured: ${missing.join(', ')}` : ', every source file of core measured'}.`,
+    '',
+    '## Groups',
+    '',
+    `Run one after another, concurrency ${Object.keys(GROUPS).map((g) => (existsSync(`${reportDir}/${g}.run.json`) ? (JSON.parse(readFileSync(`${reportDir}/${g}.run.json`, 'utf8')) as GroupRun).concurrency : undefined)).find((c) => c !== undefined) ?? 2} (2-core machine shared with other work); total ${minutes(totalSeconds)}.`,
+    '',
+    '| group | files | mutants | wall time | score |',
+    '|---|---|---|---|---|',
+    ...groupRows,
+    '',
+    '## Files',
+    '',
+    '| file | group | mutants | killed | timeout | survived | no coverage | ignored (static) | score |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...perFile,
+    '',
+    '## How to rerun',
+    '',
+    '```sh',
+    'pnpm mutation                                   # every group, at most 30 min each (Node 22 fetched through npx on Node 20)',
+    'pnpm mutation -- --group decision,prefix        # some groups; MUTATION.md still lists all of them',
+    'pnpm mutation -- --incremental                  # reuse results of mutants whose code and tests did not change',
+    'pnpm mutation -- --report-only                  # rewrite this file from reports/mutation/*.json',
+    'AMPCORS_PROPERTY_RUNS=1000 pnpm mutation        # stronger (slower) property tests',
+    '```',
     '',
     '## Surviving mutants',
     '',
@@ -111,13 +240,18 @@ function writeSummary(): void {
     '',
   ].join('\n');
   writeFileSync(outFile, text);
-  console.log(`mutation: score ${score.toFixed(1)}% (${detected}/${detected + undetected}), ${rows.length} surviving; wrote ${outFile}`);
+  console.log(`mutation: score ${score.toFixed(1)}% (${detected}/${detected + undetected}), ${rows.length} surviving, ${unexplained.length} not analysed; wrote ${outFile}`);
+  if (unexplained.length > 0) console.log(`mutation: not analysed:\n  ${unexplained.join('\n  ')}`);
 }
 
+checkGroups();
 mkdirSync(reportDir, { recursive: true });
 if (!process.argv.includes('--report-only')) {
-  const minutes = argument('--minutes-per-group', 30);
-  const only = process.argv.indexOf('--group') >= 0 ? process.argv[process.argv.indexOf('--group') + 1] : undefined;
-  for (const [name, files] of Object.entries(GROUPS)) if (only === undefined || only === name) runGroup(name, files, minutes);
+  const limit = numberOption('--minutes-per-group', 30);
+  const concurrency = numberOption('--concurrency', 2);
+  const incremental = process.argv.includes('--incremental');
+  const only = option('--group')?.split(',');
+  for (const name of only ?? []) if (!(name in GROUPS)) throw new Error(`mutation: no group ${name} (groups: ${Object.keys(GROUPS).join(', ')})`);
+  for (const [name, files] of Object.entries(GROUPS)) if (only === undefined || only.includes(name)) runGroup(name, files, limit, incremental, concurrency);
 }
 writeSummary();
