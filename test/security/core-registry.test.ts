@@ -105,6 +105,30 @@ describe('fetchCaches', () => {
     expect(calls[0]![1]).toMatchObject({ redirect: 'error', signal: expect.any(AbortSignal) });
     expect(CACHES_URL).toBe('https://cdn.ampproject.org/caches.json');
   });
+  it('a finished fetch is never aborted afterwards: its timer is cleared', async () => {
+    let signal: AbortSignal | undefined;
+    const result = await fetchCaches({
+      timeoutMs: 20,
+      fetch: async (_, init) => {
+        signal = init?.signal;
+        return new Response(JSON.stringify(LIVE));
+      },
+    });
+    expect(result.ok).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(signal?.aborted).toBe(false);
+    // The same after a failure.
+    const failed = await fetchCaches({
+      timeoutMs: 20,
+      fetch: async (_, init) => {
+        signal = init?.signal;
+        return new Response('nope', { status: 500 });
+      },
+    });
+    expect(failed.ok).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(signal?.aborted).toBe(false);
+  });
   it('names the HTTP status of a failed answer', async () => {
     const result = await fetchCaches({ fetch: json(LIVE, 404) });
     expect(result.ok).toBe(false);
@@ -206,6 +230,13 @@ describe('cacheUrl and cacheOrigin: refusals name the value', () => {
   it('quotes at most 200 characters of a bad URL', () => {
     const url = `/${'a'.repeat(300)}`;
     expect(errorOf(() => cacheUrl(url)).message).toBe(`Not an absolute http(s) URL: ${JSON.stringify(url.slice(0, 200))}`);
+    const unparsable = `https://exa mple.com/${'a'.repeat(300)}`;
+    expect(errorOf(() => cacheUrl(unparsable)).message).toBe(`Not a valid URL: ${JSON.stringify(unparsable.slice(0, 200))}`);
+  });
+  it('the scheme must start the URL', () => {
+    for (const url of ['xhttps://example.com/', ' https://example.com/', 'web+https://example.com/']) {
+      expect(errorOf(() => cacheUrl(url)).message).toMatch(/^Not an absolute http\(s\) URL/);
+    }
   });
   it('the serving type follows the file extension (case-insensitive), never a directory name', () => {
     const type = (path: string) => cacheUrl(`https://example.com${path}`).split('/')[3];
