@@ -255,6 +255,39 @@ describe('loadAllowSet: refusals name the problem', () => {
   });
 });
 
+describe('sorting hashes that share their first 32 bits', () => {
+  // Found by search: SHA-256 of each pair's prefixes agree on the first 4 bytes.
+  const PAIRS: Array<[string, string]> = [
+    ['d52749.example.com', 'd73943.example.com'],
+    ['d57829.example.com', 'd102051.example.com'],
+    ['d153235.example.com', 'd167365.example.com'],
+  ];
+  it('the pairs do share their first word (so the second-word comparison decides)', () => {
+    for (const [a, b] of PAIRS) {
+      const [x, y] = [digest(a.replaceAll('.', '-')), digest(b.replaceAll('.', '-'))];
+      expect([...x.slice(0, 4)]).toEqual([...y.slice(0, 4)]);
+      expect(Buffer.compare(x, y)).not.toBe(0);
+    }
+  });
+  it.each(['raw', 'rice'] as const)('in either order of addition, every hash is stored once and sorted (%s)', (encoding) => {
+    for (const order of [0, 1]) {
+      const domains = PAIRS.flatMap(([a, b]) => (order === 0 ? [a, b] : [b, a]));
+      const builder = createAllowSetBuilder({ encoding, hashBytes: 16 });
+      for (const domain of [...domains, 'example.com', ...domains]) builder.add(domain);
+      const bytes = builder.build();
+      const set = loadAllowSet(bytes); // refuses hashes that are not strictly increasing
+      expect(set.size).toBe(domains.length + 1);
+      for (const domain of [...domains, 'example.com']) expect(set.has(domain.replaceAll('.', '-'))).toBe(true);
+      expect(set.has('d52750-example-com')).toBe(false);
+      if (encoding === 'raw') {
+        const data = bytes.subarray(bytes.length - 32 - set.size * 16, bytes.length - 32);
+        const hashes = [...domains, 'example.com'].map((d) => digest(d.replaceAll('.', '-'))).sort((x, y) => Buffer.compare(x, y));
+        expect([...data]).toEqual(hashes.flatMap((h) => [...h]));
+      }
+    }
+  });
+});
+
 describe('has', () => {
   const set = loadAllowSet(compileAllowSet(['example.com', 'b.example.com', 'c.example.com', 'd.example.com', 'e.example.com']));
   it('finds every compiled prefix, and nothing else, by binary search', () => {
@@ -344,6 +377,30 @@ describe('verifyOrigin: every verdict says why', () => {
     });
     expect(set.verifyOrigin('https://0-example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'not-reproducible', cache: CACHES[0], prefix: '0-example-com-0' });
     expect(set.verifyOrigin('https://xn--a-b.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'invalid-punycode', prefix: 'xn--a-b' });
+  });
+  it('a prefix with a dot but no hyphen is not a label (not a hash)', () => {
+    expect(set.verifyOrigin('https://a.b.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'not-a-label', prefix: 'a.b', cache: CACHES[0] });
+  });
+  it('on a custom cache, a readable prefix still reports the domain it spells', () => {
+    const custom: AmpCache = { id: 'test', name: 'Test cache', cacheDomain: 'amp.cache.example.net' };
+    const customSet = loadAllowSet(compileAllowSet(['en-us.example.com'], { caches: [custom] }));
+    expect(customSet.verifyOrigin('https://0-en--us-example-com-0.amp.cache.example.net')).toMatchObject({
+      allowed: true,
+      reason: 'cache-origin',
+      publisherDomain: 'en-us.example.com',
+      prefixForm: 'spec',
+      detail: 'prefix of en-us.example.com, in the compiled allow-set',
+    });
+    expect(customSet.verifyOrigin('https://other-example-com.amp.cache.example.net')).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'other.example.com' });
+  });
+  it('toolbox\'s wrapped prefix of up to 67 octets is held; longer is not a prefix', () => {
+    const domain = `ab-${'x'.repeat(55)}.com`; // label of 63 octets, wrapped by toolbox after its 63-octet check
+    const toolbox = prefixForms(domain).find((f) => f.form === 'toolbox')?.prefix as string;
+    expect(toolbox).toHaveLength(67);
+    const wrappedSet = loadAllowSet(compileAllowSet([domain]));
+    expect(wrappedSet.has(toolbox)).toBe(true);
+    expect(wrappedSet.verifyOrigin(`https://${toolbox}.cdn.ampproject.org`)).toMatchObject({ allowed: true, reason: 'cache-origin' });
+    expect(wrappedSet.has(`${toolbox}x`)).toBe(false);
   });
   it('exposes size, domain count, hash length and encoding', () => {
     expect(set).toMatchObject({ domainCount: 4, hashBytes: 16, encoding: 'rice' });

@@ -167,6 +167,14 @@ describe('encodeRiceDeltas', () => {
     const wide = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0);
     expectError(() => encodeRiceDeltas(wide, 8, 1), 'invalid-option', 'Rice parameter 1 is too small for these values');
     expect(decodeRiceDeltas(encodeRiceDeltas(wide, 8, 17), 8)).toEqual(wide);
+    // 16-byte values: a delta only in the most significant word.
+    const top = new Uint8Array(32);
+    top[16] = 1;
+    expectError(() => encodeRiceDeltas(top, 16, 1), 'invalid-option', 'Rice parameter 1 is too small for these values');
+    const third = new Uint8Array(32);
+    third[16 + 7] = 1; // the third word from the bottom
+    expectError(() => encodeRiceDeltas(third, 16, 1), 'invalid-option', 'Rice parameter 1 is too small for these values');
+    expect(decodeRiceDeltas(encodeRiceDeltas(third, 16, 64), 16)).toEqual(third);
     expect(encodeRiceDeltas(u32(0, MAX_RICE_QUOTIENT * 2 + 1), 4, 1).entriesCount).toBe(1);
     expectError(() => encodeRiceDeltas(u32(0, (MAX_RICE_QUOTIENT + 1) * 2), 4, 1), 'invalid-option', /too small/);
   });
