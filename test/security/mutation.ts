@@ -27,7 +27,8 @@ export const GROUPS: Record<string, string[]> = {
   decision: ['verifier', 'origin-header', 'reverse-origin'],
   prefix: ['domain-prefix', 'domain-name', 'publisher-rules', 'allow-set'],
   registry: ['caches', 'cache-url', 'hash-prefix', 'errors'],
-  compact: ['compact-allow-set', 'rice-coding'],
+  compact: ['compact-allow-set'],
+  rice: ['rice-coding'],
   url: ['canonical-host', 'canonical-url', 'ip-address', 'url-expressions'],
   response: ['cors-response', 'cors-policy', 'legacy-origin-option', 'async-verifier', 'explain-origin'],
 };
