@@ -13,15 +13,24 @@ declare module 'autocannon' {
       readonly connections?: number;
       readonly pipelining?: number;
       readonly duration?: number;
+      /** Stop after this many requests (instead of `duration`). */
+      readonly amount?: number;
     }
     /** Summary statistics of one quantity. */
     interface Histogram {
       readonly average: number;
       readonly p50: number;
     }
+    /** The request counts of a run, besides the per-second statistics. */
+    interface RequestsHistogram extends Histogram {
+      /** Requests completed (responses received). */
+      readonly total: number;
+      /** Requests sent. */
+      readonly sent: number;
+    }
     /** What a finished run reports. */
     interface Result {
-      readonly requests: Histogram;
+      readonly requests: RequestsHistogram;
       readonly latency: Histogram;
       readonly non2xx: number;
       readonly errors: number;

@@ -39,3 +39,25 @@ export function floorStrings(count: number, length = 45): string[] {
     return `${head}${'example-publisher-domain.com'.padEnd(length - head.length, 'x')}`.slice(0, length);
   });
 }
+
+const MIX_WORDS = ['news', 'shop', 'daily', 'media', 'travel', 'recipes', 'sport', 'tech'];
+const MIX_SUFFIXES = ['com', 'org', 'net', 'de', 'fr', 'co.uk', 'com.br', 'io'];
+const MIX_IDN = ['münchen', 'crème', 'ελληνικά', '日本語', 'россия', 'español'];
+
+/**
+ * Publisher domain number `i` of a mixed list, for the compact allow-set:
+ * 90 % plain ASCII names, 5 % IDNs (they have several prefix forms) and 5 %
+ * names too long for a readable prefix (hashed forms only).
+ */
+export function mixedPublisherDomain(i: number): string {
+  const word = MIX_WORDS[i % MIX_WORDS.length] as string;
+  const suffix = MIX_SUFFIXES[(i >>> 3) % MIX_SUFFIXES.length] as string;
+  switch (i % 20) {
+    case 3:
+      return `${MIX_IDN[(i >>> 2) % MIX_IDN.length]}-${i}.${suffix}`;
+    case 11:
+      return `${word}-portal-${i}-${'regional'.repeat(4)}.${'network-group-'.repeat(2)}${i % 997}.${suffix}`;
+    default:
+      return i % 3 === 0 ? `www.${word}${i}.${suffix}` : `${word}${i}.${suffix}`;
+  }
+}

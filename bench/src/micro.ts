@@ -13,13 +13,14 @@
 import { writeFileSync } from 'node:fs';
 import { canonicalizeUrl, createVerifier, domainPrefix, reverseOrigin, type Verifier } from '@ampcors/core';
 import { do_not_optimize, measure } from 'mitata';
+import { adapterCases } from './adapter-cases.js';
 import { cacheOrigins, floorStrings, publisherDomains, WILDCARD_BASE } from './fixtures.js';
 import { median, rotate } from './stats.js';
 
 /** One measured case. */
 export interface MicroCase {
-  /** Group: `verify`, `lookup` (the allow-set alone), `floor` or `algorithm`. */
-  readonly group: 'verify' | 'lookup' | 'floor' | 'algorithm';
+  /** Group: `verify`, `lookup` (the allow-set alone), `floor`, `algorithm` or `adapter` (one request in-process, see adapter-cases.ts). */
+  readonly group: 'verify' | 'lookup' | 'floor' | 'algorithm' | 'adapter';
   /** What is measured. */
   readonly name: string;
   /** Allow-set size in publisher domains (verify and floor rows). */
@@ -43,7 +44,9 @@ interface Runnable {
   readonly name: string;
   readonly size?: number;
   readonly reason?: string;
-  readonly fn: () => void;
+  /** True when `fn` returns a Promise to wait for. */
+  readonly async?: boolean;
+  readonly fn: () => unknown;
 }
 
 /** A closure cycling through `inputs` (a power-of-two window, so the index costs one AND). */
@@ -53,17 +56,23 @@ function cpuNow(): number {
   return (usage.user + usage.system) * 1e3;
 }
 
+/** Fewest operations per mitata sample: a sample of fewer would let clock granularity and single interruptions through. */
+const MIN_BATCH = 256;
+
 /**
  * Iterations per mitata sample such that one sample lasts about 2 ms: long
- * enough for the microsecond clock, short enough for many samples.
+ * enough for the microsecond clock, short enough for many samples; never
+ * fewer than {@link MIN_BATCH}.
  */
-function batchSize(fn: () => void): number {
+async function batchSize(runnable: Runnable): Promise<number> {
+  const { fn } = runnable;
   let iterations = 16;
   for (;;) {
     const start = cpuNow();
-    for (let i = 0; i < iterations; i++) fn();
+    if (runnable.async) for (let i = 0; i < iterations; i++) await fn();
+    else for (let i = 0; i < iterations; i++) fn();
     const elapsed = cpuNow() - start;
-    if (elapsed >= 200_000 || iterations >= 1 << 20) return Math.max(16, Math.min(1 << 16, Math.round((iterations * 2e6) / Math.max(elapsed, 1))));
+    if (elapsed >= 200_000 || iterations >= 1 << 20) return Math.max(MIN_BATCH, Math.min(1 << 16, Math.round((iterations * 2e6) / Math.max(elapsed, 1))));
     iterations *= 4;
   }
 }
@@ -126,11 +135,17 @@ async function main(): Promise<void> {
   const out = process.argv[2];
   if (out === undefined) throw new Error('usage: micro.ts <out.json> [--quick]');
   const quick = process.argv.includes('--quick');
-  const sizes = quick ? [10, 10_000] : [10, 10_000, 1_000_000];
+  const sizes = quick || process.argv.includes('--group=adapter') ? [10, 10_000] : [10, 10_000, 1_000_000];
   const roundsCount = quick ? 2 : 3;
   const minCpuTime = (quick ? 120 : 300) * 1e6;
   const runnables: Runnable[] = [...algorithmCases()];
+  for (const c of await adapterCases()) {
+    runnables.push({ group: 'adapter', name: `${c.framework} ${c.kind} ${c.variant}`, async: c.framework !== 'express', fn: c.fn });
+  }
   for (const size of sizes) runnables.push(...verifyCases(size));
+  // `--group=adapter` (development runs): one group only.
+  const group = process.argv.find((arg) => arg.startsWith('--group='))?.slice('--group='.length);
+  if (group !== undefined) runnables.splice(0, runnables.length, ...runnables.filter((r) => r.group === group));
   const samples = runnables.map(() => [] as number[]);
   for (let round = 0; round < roundsCount; round++) {
     // Interleave: each round measures every case, starting at a different one.
@@ -139,7 +154,8 @@ async function main(): Promise<void> {
       round * 7,
     );
     for (const index of order) {
-      const fn = (runnables[index] as Runnable).fn;
+      const runnable = runnables[index] as Runnable;
+      const fn = runnable.fn;
       // Always batch (mitata decides by one wall-clock call otherwise, which a
       // busy machine makes random), with a batch sized for the CPU clock.
       const stats = await measure(fn, {
@@ -147,7 +163,7 @@ async function main(): Promise<void> {
         now: cpuNow,
         warmup_threshold: Infinity,
         batch_threshold: Infinity,
-        batch_samples: batchSize(fn),
+        batch_samples: await batchSize(runnable),
       });
       (samples[index] as number[]).push(stats.p50);
     }

@@ -13,9 +13,11 @@ export const CONFIGS = [
   'express+cors',
   'express+toolbox-cors',
   'express+ampcors',
+  'express+static-headers',
   'koa',
   'koa+@koa/cors',
   'koa+ampcors',
+  'koa+static-headers',
   'fetch',
   'fetch+ampcors',
 ] as const;

@@ -1,0 +1,102 @@
+/**
+ * The compact allow-set (`compileAllowSet` / `loadAllowSet`, SPEC §5), in a
+ * fresh process: build time (CPU and wall) for N publisher domains generated
+ * on the fly (never held as a list: {@link mixedPublisherDomain}), the file's
+ * bytes per domain, load time, the loaded set's memory, and the lookup time
+ * of `has(prefix)` and `verifyOrigin` for allowed and denied origins (CPU
+ * time over a ring of 4,096 inputs, median of 5 passes).
+ *
+ * Usage: node --expose-gc dist/compact-allow-set.mjs <domains>
+ * Prints one JSON line (a {@link CompactResult}).
+ */
+import { createAllowSetBuilder, loadAllowSet, prefixForms } from '@ampcors/core';
+import { mixedPublisherDomain } from './fixtures.js';
+import { median } from './stats.js';
+
+/** What one run reports. */
+export interface CompactResult {
+  readonly domains: number;
+  /** Distinct prefix hashes in the set (IDNs have several forms). */
+  readonly prefixes: number;
+  readonly bytes: number;
+  readonly bytesPerDomain: number;
+  readonly buildCpuMs: number;
+  readonly buildWallMs: number;
+  readonly loadCpuMs: number;
+  /** ArrayBuffer memory the loaded set holds (its decoded hashes). */
+  readonly loadedBytes: number;
+  /** ns/op (CPU) of `has(prefix)`, `verifyOrigin` of an allowed cache origin, and of a denied one. */
+  readonly hasNs: number;
+  readonly allowedNs: number;
+  readonly deniedNs: number;
+  /** When the run happened (ISO 8601). */
+  readonly measuredAt: string;
+  readonly node: string;
+}
+
+const cpuMs = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e3;
+};
+
+function collect(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('run with --expose-gc');
+  for (let i = 0; i < 3; i++) gc();
+}
+
+/** Median CPU ns per call of `fn` over `inputs`, 5 passes of 65,536 calls each. */
+function timeLookups(inputs: readonly string[], fn: (input: string) => boolean, expected: boolean): number {
+  const passes: number[] = [];
+  const mask = inputs.length - 1;
+  const calls = 65_536;
+  for (let i = 0; i < 8_192; i++) if (fn(inputs[i & mask] as string) !== expected) throw new Error(`lookup of ${inputs[i & mask]} is not ${expected}`);
+  for (let pass = 0; pass < 5; pass++) {
+    let hits = 0;
+    const start = cpuMs();
+    for (let i = 0; i < calls; i++) if (fn(inputs[i & mask] as string)) hits++;
+    passes.push(((cpuMs() - start) * 1e6) / calls);
+    if (hits !== (expected ? calls : 0)) throw new Error('lookup results changed between passes');
+  }
+  return median(passes);
+}
+
+const count = Number(process.argv[2]);
+if (!Number.isSafeInteger(count) || count < 4096) throw new Error('usage: compact-allow-set.mjs <domains ≥ 4096>');
+collect();
+const wallStart = performance.now();
+const cpuStart = cpuMs();
+const builder = createAllowSetBuilder();
+for (let i = 0; i < count; i++) builder.add(mixedPublisherDomain(i));
+const bytes = builder.build();
+const buildCpuMs = cpuMs() - cpuStart;
+const buildWallMs = performance.now() - wallStart;
+collect();
+const buffersBefore = process.memoryUsage().arrayBuffers;
+const loadStart = cpuMs();
+const set = loadAllowSet(bytes);
+const loadCpuMs = cpuMs() - loadStart;
+collect();
+const loadedBytes = process.memoryUsage().arrayBuffers - buffersBefore;
+
+// 4,096 domains spread over the whole list; each one's first prefix form (the one caches use).
+const prefixes: string[] = [];
+for (let k = 0; k < 4096; k++) prefixes.push((prefixForms(mixedPublisherDomain(Math.floor((k * count) / 4096)))[0] as { prefix: string }).prefix);
+const allowed = prefixes.map((prefix, k) => `https://${prefix}.${k % 2 === 0 ? 'cdn.ampproject.org' : 'www.bing-amp.com'}`);
+const denied = prefixes.map((prefix) => `https://${prefix}-x.cdn.ampproject.org`);
+const result: CompactResult = {
+  domains: count,
+  prefixes: set.size,
+  bytes: bytes.length,
+  bytesPerDomain: bytes.length / count,
+  buildCpuMs,
+  buildWallMs,
+  loadCpuMs,
+  loadedBytes,
+  hasNs: timeLookups(prefixes, (p) => set.has(p), true),
+  allowedNs: timeLookups(allowed, (o) => set.verifyOrigin(o).allowed, true),
+  deniedNs: timeLookups(denied, (o) => set.verifyOrigin(o).allowed, false),
+  measuredAt: new Date().toISOString(),
+  node: process.version,
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);
