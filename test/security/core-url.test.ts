@@ -37,6 +37,7 @@ describe('parseIpv4: limits on both sides', () => {
     ['1.1.256.1', null],
     ['1.1.1.256', null],
     ['1.2.3.4.5', null],
+    ['1.2.3.4.0', null],
     ['1..2', null],
     ['', null],
     ['0x', 0],
@@ -71,6 +72,7 @@ describe('parseIpv6 and formatIpv6', () => {
     ['1::2:3:4:5:6:7', [1, 0, 2, 3, 4, 5, 6, 7]],
     ['1::2:3:4:5:6:7:8', null],
     ['1::2::3', null],
+    ['1:2:3:4:5:6:7:8::1::', null],
     [':::', null],
     ['1:2:3:4:5:6:1.2.3.4', [1, 2, 3, 4, 5, 6, 0x0102, 0x0304]],
     ['::ffff:1.2.3.4', [0, 0, 0, 0, 0, 0xffff, 0x0102, 0x0304]],
@@ -127,6 +129,8 @@ describe('canonicalHost: refusals name the host and the problem', () => {
   it('quotes at most 80 characters', () => {
     const host = `${'a'.repeat(100)} b`;
     expectError(() => canonicalHost(host), 'invalid-host', `Invalid host ${JSON.stringify(`${host.slice(0, 80)}…`)}: contains " "`);
+    const eighty = `${'a'.repeat(78)} b`;
+    expectError(() => canonicalHost(eighty), 'invalid-host', `Invalid host ${JSON.stringify(eighty)}: contains " "`);
   });
   it('canonical forms', () => {
     expect(canonicalHost('..WWW..Example.COM..')).toBe('www.example.com');
@@ -155,6 +159,7 @@ describe('canonicalizeUrl: refusals name the URL and the problem', () => {
     ['mailto:a@b.com', 'invalid-url', 'Invalid URL "mailto:a@b.com": scheme "mailto" is not http, https or ftp'],
     ['https:example.com', 'invalid-url', 'Invalid URL "https:example.com": "https:" is not followed by "//"'],
     ['http://example.com:8x/', 'invalid-url', 'Invalid URL "http://example.com:8x/": the port is not a number'],
+    ['http://:abc/', 'invalid-url', 'Invalid URL "http://:abc/": the port is not a number'],
     ['http://[::1]x/', 'invalid-url', 'Invalid URL "http://[::1]x/": text after the IPv6 literal'],
     ['http:///path', 'invalid-url', 'Invalid URL "http:///path": no host'],
     ['http://user@/', 'invalid-url', 'Invalid URL "http://user@/": no host'],
@@ -237,6 +242,9 @@ describe('urlExpressions: the host and path limits', () => {
     expect(urlExpressions('http://example.com/?')).toEqual(['example.com/']);
     expect(urlExpressions('http://example.com/a?')).toEqual(['example.com/a', 'example.com/']);
     expect(urlExpressions('http://example.com/?x')).toEqual(['example.com/?x', 'example.com/']);
+  });
+  it('an escaped host still has its registrable domain (the host is not parsed as a URL again)', () => {
+    expect(urlExpressions('http://a%25b.example.com/')).toEqual(['a%25b.example.com/', 'example.com/']);
   });
   it('never more than 30 expressions, never a duplicate', () => {
     const all = urlExpressions('http://a.b.c.d.e.f.g.example.com/1/2/3/4/5/6?q');
