@@ -119,7 +119,10 @@ describe('createAsyncVerifier: __amp_source_origin', () => {
     const src = source(owner, []);
     const verifier = createAsyncVerifier({ publishers: ['example.com'], source: src });
     const origin = 'https://shop-example-com.cdn.ampproject.org';
-    expect(await verifier.verify(origin, { sourceOrigin: null })).not.toHaveProperty('sourceOrigin');
+    const withNull = await verifier.verify(origin, { sourceOrigin: null });
+    expect(withNull).toMatchObject({ allowed: true, publisherDomain: 'shop.example.com' });
+    expect(withNull).not.toHaveProperty('sourceOrigin');
+    expect(await verifier.verify(origin, {})).toMatchObject({ allowed: true });
     expect(await verifier.verify(origin, { sourceOrigin: 'https://example.com' })).toMatchObject({ allowed: true, sourceOrigin: 'https://example.com' });
     expect(src.hosts).toEqual([]);
   });

@@ -118,6 +118,12 @@ describe('normalizeCorsOptions', () => {
   it.each(refusals)('refuses %s', (_, given, code, message) => {
     expectError(() => normalizeCorsOptions(given as never), code, message);
   });
+  it('quotes at most 80 characters of a bad token or sender', () => {
+    const token = `${'x'.repeat(100)} y`;
+    expectError(() => options({ methods: [token] }), 'invalid-option', `methods: ${JSON.stringify(token.slice(0, 80))} is not an HTTP token`);
+    const sender = `${'s'.repeat(100)} @example.com`;
+    expectError(() => options({ email: { senders: [sender] } }), 'invalid-option', `email.senders: ${JSON.stringify(sender.slice(0, 80))} is not an email address`);
+  });
   it('email senders: at most 320 characters, stored lowercase', () => {
     const longest = `${'a'.repeat(320 - '@example.com'.length)}@example.com`;
     expect(longest).toHaveLength(320);
@@ -130,6 +136,10 @@ describe('sourceOriginOfUrl', () => {
   it('reads the query parameter, decoded', () => {
     expect(sourceOriginOfUrl('/api?__amp_source_origin=https%3A%2F%2Fexample.com')).toBe('https://example.com');
     expect(sourceOriginOfUrl('/api?a=1&__amp_source_origin=https://example.com&b=2')).toBe('https://example.com');
+  });
+  it('a query starting the text counts; text without "?" has no query', () => {
+    expect(sourceOriginOfUrl('?__amp_source_origin=https://example.com')).toBe('https://example.com');
+    expect(sourceOriginOfUrl('__amp_source_origin=https://evil.com')).toBeNull();
   });
   it('null when absent, including in the path or only in the fragment', () => {
     expect(sourceOriginOfUrl('/api')).toBeNull();
@@ -294,6 +304,8 @@ describe('planCors: allowed', () => {
       handled: false,
       headers: [],
     });
+    // A non-string value in a custom verdict is not header-safe either.
+    expect(planCors(request, allowed(CACHE, { sourceOrigin: 42 as never }), defaults)).toMatchObject({ kind: 'reject', body: 'Forbidden: CORS origin denied (malformed)\n' });
     // A same-origin verdict (origin null) about a request with an Origin is fine: nothing is echoed.
     expect(planCors(request, allowed(null), defaults).headers).toEqual([]);
   });
@@ -355,6 +367,18 @@ describe('planCors: AMP for Email', () => {
     const omit = options({ email: { senders: ['sender@example.com'] }, onDenied: 'omit' });
     expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, omit)).toMatchObject({ kind: 'actual', handled: false, headers: [] });
   });
+  it('a configured sender of the longest length is trusted', () => {
+    const longest = `${'a'.repeat(320 - '@example.com'.length)}@example.com`;
+    const withLongest = options({ email: { senders: [longest] } });
+    expect(plan({ method: 'POST', emailSender: longest.toUpperCase() }, withLongest)).toMatchObject({ kind: 'actual', email: { version: 2, trusted: true } });
+  });
+  it('a source origin without "@" is not a v1 sender: it is judged as an origin', () => {
+    expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'not-an-address' }, email)).toMatchObject({
+      kind: 'reject',
+      body: 'Forbidden: CORS origin denied (source-origin-mismatch)\n',
+    });
+    expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'not-an-address' }, email).email).toBeUndefined();
+  });
   it('a source origin with a slash is an origin, not a v1 sender; v2 wins over v1; a preflight is plain CORS', () => {
     expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }, email).email).toBeUndefined();
     expect(plan({ method: 'POST', emailSender: 'sender@example.com', sourceOrigin: 'evil@example.com' }, email).email).toEqual({ version: 2, sender: 'sender@example.com', trusted: true });
@@ -392,6 +416,7 @@ describe('ampRedirectTo', () => {
     for (const url of [42, 'http://example.com/', '/thanks', 'https://example.com/a b', 'https://example.com/\u007f', `https://example.com/${'a'.repeat(8192)}`, ' https://example.com/']) {
       expectError(() => ampRedirectTo(url as string), 'invalid-url', message);
     }
+    expectError(() => ampRedirectTo('xhttps://example.com/'), 'invalid-url', message);
     expectError(() => ampRedirectTo('https://'), 'invalid-url', 'AMP-Redirect-To needs an absolute https URL');
     expectError(() => ampRedirectTo('https://[::1'), 'invalid-url', 'AMP-Redirect-To needs an absolute https URL');
   });
@@ -404,6 +429,7 @@ describe('createCorsPolicy', () => {
     ['both publishers and verifier', { publishers: ['example.com'], verifier }, false, 'give either publishers (and origins, caches) or a prebuilt verifier, not both'],
     ['a verifier without verify', { verifier: {} }, false, 'verifier must be an object with a verify(origin, context) method'],
     ['a verifier that is a function', { verifier: () => undefined }, false, 'verifier must be an object with a verify(origin, context) method'],
+    ['a function with a verify method', { verifier: Object.assign(() => undefined, { verify: () => undefined }) }, false, 'verifier must be an object with a verify(origin, context) method'],
     ['a null verifier', { verifier: null }, false, 'verifier must be an object with a verify(origin, context) method'],
     ['neither', {}, false, 'ampcors needs publishers (the publisher domains) or a verifier'],
   ];
@@ -502,6 +528,8 @@ describe('compileOriginOption', () => {
     expectError(() => compileOriginOption('https://a.com/', { credentials: false }), 'invalid-origin', 'origin "https://a.com/" is not a canonical origin (path)');
     expectError(() => compileOriginOption(['https://A.com'], { credentials: false }), 'invalid-origin', 'origin "https://A.com" is not a canonical origin (not-canonical)');
     expectError(() => compileOriginOption(5 as never, { credentials: false }), 'invalid-option', 'origin must be a string, a RegExp, a boolean or an array of strings and RegExps');
+    const long = `https://${'a'.repeat(100)}.com/`;
+    expectError(() => compileOriginOption(long, { credentials: false }), 'invalid-origin', `origin ${JSON.stringify(long.slice(0, 80))} is not a canonical origin (path)`);
     expectError(() => compileOriginOption([null] as never, { credentials: false }), 'invalid-option', /^origin must be/);
   });
   it('global and sticky RegExps are cloned without g and y; other flags are kept', () => {
@@ -526,6 +554,7 @@ describe('judgeWithOriginMatcher', () => {
   });
   it('no Origin: same-origin only with AMP-Same-Origin: true', () => {
     expect(judgeWithOriginMatcher(matcher, undefined, { ampSameOrigin: 'true' })).toEqual({ allowed: true, origin: null, via: 'same-origin', reason: 'same-origin' });
+    expect(judgeWithOriginMatcher(matcher, undefined)).toEqual({ allowed: false, origin: null, reason: 'missing', detail: 'no Origin header and no AMP-Same-Origin: true' });
     for (const origin of [undefined, null, '']) {
       expect(judgeWithOriginMatcher(matcher, origin, { ampSameOrigin: 'TRUE' })).toEqual({ allowed: false, origin: null, reason: 'missing', detail: 'no Origin header and no AMP-Same-Origin: true' });
     }
@@ -533,7 +562,7 @@ describe('judgeWithOriginMatcher', () => {
   it('a present __amp_source_origin must itself be allowed and canonical', () => {
     expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: 'https://src.com' })).toMatchObject({ allowed: true, sourceOrigin: 'https://src.com' });
     expect(judgeWithOriginMatcher(matcher, undefined, { ampSameOrigin: 'true', sourceOrigin: 'https://src.com' })).toMatchObject({ allowed: true, via: 'same-origin', sourceOrigin: 'https://src.com' });
-    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: null })).not.toHaveProperty('sourceOrigin');
+    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: null })).toEqual({ allowed: true, origin: 'https://a.com', via: 'publisher', reason: 'publisher-origin' });
     const mismatch = { allowed: false, reason: 'source-origin-mismatch', detail: '__amp_source_origin is not an allowed origin' };
     expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: 'https://evil.com' })).toEqual({ ...mismatch, origin: 'https://a.com' });
     expect(judgeWithOriginMatcher(() => true, 'https://a.com', { sourceOrigin: 'https://src.com/' })).toEqual({ ...mismatch, origin: 'https://a.com' });

@@ -51,8 +51,7 @@ describe('explainOrigin: complete traces', () => {
       ['canonical-domain', 'done', 'a-b.example.com', 'a-b.example.com', 'canonical'],
       ['forward-check', 'done', 'a-b.example.com', 'a--b-example-com', 'the guide\'s algorithm reproduces the prefix (form "spec")'],
     ]);
-    expect(explanation.result).toEqual(reverseOrigin(origin));
-    expect(explanation).not.toHaveProperty('verdict');
+    expect(explanation).toEqual({ steps: explanation.steps, result: reverseOrigin(origin) }); // no verdict, no configError without publishers
   });
   it('an IDN prefix: decoded, folded, encoded again', () => {
     const origin = 'https://xn--bcher-de-65a.cdn.ampproject.org';
@@ -122,7 +121,25 @@ describe('explainOrigin: complete traces', () => {
       null,
       'its canonical form is example.com: the prefix belongs to no domain',
     ]);
-    expect(explanation.result).toMatchObject({ ok: false, reason: 'not-reproducible', detail: 'the prefix does not spell a canonical domain' });
+    expect(explanation.result).toEqual(reverseOrigin('https://0-example-com--0.cdn.ampproject.org'));
+    expect(explanation.result).toMatchObject({ ok: false, reason: 'not-reproducible', detail: 'the prefix does not spell a canonical domain', cache: CACHES[0], prefix: '0-example-com--0' });
+  });
+  it('the wrap is removed only from a label of at least 4 characters that starts with 0- and ends with -0', () => {
+    const wrap = (origin: string) => explainOrigin(origin).steps.find((s) => s.name === 'remove-wrap');
+    expect(wrap('https://0-0.cdn.ampproject.org')).toMatchObject({ status: 'skipped', output: '0-0' });
+    expect(wrap('https://ab-0.cdn.ampproject.org')).toMatchObject({ status: 'skipped', output: 'ab-0' });
+    expect(wrap('https://0-ab.cdn.ampproject.org')).toMatchObject({ status: 'skipped', output: '0-ab' });
+    expect(wrap('https://0--0.cdn.ampproject.org')).toMatchObject({ status: 'done', output: '' });
+    for (const origin of ['https://0-0.cdn.ampproject.org', 'https://ab-0.cdn.ampproject.org', 'https://0--0.cdn.ampproject.org']) {
+      expect(explainOrigin(origin).result).toEqual(reverseOrigin(origin));
+    }
+  });
+  it('a long spelled name is cut at 80 characters, as reverseOrigin does', () => {
+    const spelled = Array.from({ length: 45 }, () => '1').join('.');
+    const origin = `https://${spelled.replaceAll('.', '-')}.cdn.ampproject.org`;
+    const explanation = explainOrigin(origin);
+    expect(explanation.result).toEqual(reverseOrigin(origin));
+    expect(explanation.result).toMatchObject({ reason: 'invalid-domain', detail: `the prefix spells ${JSON.stringify(spelled.slice(0, 80))}, not a domain` });
   });
   it('a hashed prefix stops after the check', () => {
     const origin = 'https://abc.cdn.ampproject.org';
