@@ -13,13 +13,15 @@
  *   --report-only    rewrite MUTATION.md from the last reports without running
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const reportDir = `${root}reports/mutation`;
 const notesFile = fileURLToPath(new URL('./mutation-notes.json', import.meta.url));
 const outFile = fileURLToPath(new URL('./MUTATION.md', import.meta.url));
+/** Every group run, one JSON object a line (reports/mutation/history.jsonl): MUTATION.md shows the last full run's time too. */
+const historyFile = `${reportDir}/history.jsonl`;
 const sourceDir = `${root}packages/core/src`;
 
 /** Every source file of core, in groups of related files, most security-relevant first. */
@@ -92,6 +94,8 @@ function runGroup(name: string, files: string[], minutes: number, incremental: b
   const node = Number(process.versions.node.split('.')[0]) >= 22 ? [process.execPath] : ['npx', '-y', 'node@22'];
   const [command, ...args] = [...node, `${root}node_modules/@stryker-mutator/core/bin/stryker.js`, 'run', `${root}stryker.config.mjs`];
   console.log(`mutation: group ${name} (${files.join(', ')}), at most ${minutes} min`);
+  // A run is incremental only when there are earlier results to reuse.
+  const hadIncrementalFile = existsSync(`${reportDir}/${name}.incremental.json`);
   const started = Date.now();
   const result = spawnSync(command as string, args, {
     cwd: root,
@@ -109,9 +113,45 @@ function runGroup(name: string, files: string[], minutes: number, incremental: b
   });
   const finished = !result.error && result.status === 0;
   const outcome = finished ? 'finished' : result.error ? `stopped: ${result.error.message}` : `exit ${result.status ?? result.signal}`;
-  const run: GroupRun = { files, startedAt: new Date(started).toISOString(), seconds: Math.round((Date.now() - started) / 1000), finished, outcome, incremental, concurrency };
+  const run: GroupRun = { files, startedAt: new Date(started).toISOString(), seconds: Math.round((Date.now() - started) / 1000), finished, outcome, incremental: incremental && hadIncrementalFile, concurrency };
   writeFileSync(`${reportDir}/${name}.run.json`, `${JSON.stringify(run, null, 2)}\n`);
+  appendFileSync(historyFile, `${JSON.stringify({ group: name, ...run })}\n`);
   console.log(`mutation: group ${name} ${outcome} after ${run.seconds} s`);
+}
+
+/** For each group never tested whole in one run: its runs, so that its time is still on record. */
+function groupsWithoutFullRun(): string[] {
+  if (!existsSync(historyFile)) return [];
+  const runs = readFileSync(historyFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as GroupRun & { group: string });
+  return Object.keys(GROUPS)
+    .filter((name) => lastFullRun(name) === undefined)
+    .map((name) => {
+      const own = runs.filter((r) => r.group === name);
+      const list = own.map((r) => `${minutes(r.seconds)} (${r.incremental ? 'incremental, ' : ''}${r.outcome}${r.files.join() === GROUPS[name]!.join() ? '' : `; files ${r.files.join(', ')}`})`);
+      return `${name}: no single run tested every mutant; its runs: ${list.length > 0 ? list.join(', then ') : 'none'}.`;
+    });
+}
+
+/** The concurrency of the last runs (all groups use the same). */
+function concurrencyUsed(): number {
+  for (const name of Object.keys(GROUPS)) {
+    const path = `${reportDir}/${name}.run.json`;
+    if (existsSync(path)) return (JSON.parse(readFileSync(path, 'utf8')) as GroupRun).concurrency;
+  }
+  return 2;
+}
+
+/** The last run of a group that finished without reusing earlier results. */
+function lastFullRun(name: string): (GroupRun & { group: string }) | undefined {
+  if (!existsSync(historyFile)) return undefined;
+  const runs = readFileSync(historyFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as GroupRun & { group: string });
+  return runs.filter((r) => r.group === name && r.finished && !r.incremental).at(-1);
 }
 
 function readNotes(): Note[] {
@@ -151,6 +191,7 @@ function writeSummary(): void {
   let detected = 0;
   let undetected = 0;
   let totalSeconds = 0;
+  let totalFullSeconds = 0;
   const missing: string[] = [];
   for (const [name, files] of Object.entries(GROUPS)) {
     const path = `${reportDir}/${name}.json`;
@@ -159,7 +200,7 @@ function writeSummary(): void {
     const current = run !== undefined && run.finished && existsSync(path);
     if (!current) {
       missing.push(...files);
-      groupRows.push(`| ${name} | ${files.join(', ')} | – | ${run ? `${minutes(run.seconds)} (${run.outcome})` : 'not run'} | |`);
+      groupRows.push(`| ${name} | ${files.join(', ')} | – | – | ${run ? `${minutes(run.seconds)} (${run.outcome})` : 'not run'} | |`);
       continue;
     }
     const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
@@ -193,8 +234,11 @@ function writeSummary(): void {
       }
     }
     totalSeconds += run.seconds;
+    totalFullSeconds += lastFullRun(name)?.seconds ?? 0;
     const score = groupDetected + groupUndetected === 0 ? '–' : `${((100 * groupDetected) / (groupDetected + groupUndetected)).toFixed(1)}%`;
-    groupRows.push(`| ${name} | ${files.join(', ')} | ${groupMutants} | ${minutes(run.seconds)}${run.incremental ? ' (incremental)' : ''} | ${score} |`);
+    const full = lastFullRun(name);
+    const fullText = full === undefined ? '– (see note)' : minutes(full.seconds);
+    groupRows.push(`| ${name} | ${files.join(', ')} | ${groupMutants} | ${fullText} | ${minutes(run.seconds)}${run.incremental ? ' (incremental)' : ''} | ${score} |`);
   }
   const score = detected + undetected === 0 ? 0 : (100 * detected) / (detected + undetected);
   const text = [
@@ -211,11 +255,15 @@ function writeSummary(): void {
     '',
     '## Groups',
     '',
-    `Run one after another, concurrency ${Object.keys(GROUPS).map((g) => (existsSync(`${reportDir}/${g}.run.json`) ? (JSON.parse(readFileSync(`${reportDir}/${g}.run.json`, 'utf8')) as GroupRun).concurrency : undefined)).find((c) => c !== undefined) ?? 2} (2-core machine shared with other work); total ${minutes(totalSeconds)}.`,
+    '"Last full run": the last run that tested every mutant of the group; "last run" may be incremental (`--incremental`: only mutants',
+    'whose code or covering tests changed are tested again). Times are wall-clock on a 2-core machine shared with other work.',
     '',
-    '| group | files | mutants | wall time | score |',
-    '|---|---|---|---|---|',
+    `Groups run one after another, concurrency ${concurrencyUsed()}; last runs ${minutes(totalSeconds)} in all, last full runs ${minutes(totalFullSeconds)}.`,
+    '',
+    '| group | files | mutants | last full run | last run | score |',
+    '|---|---|---|---|---|---|',
     ...groupRows,
+    ...groupsWithoutFullRun().map((line) => `- ${line}`),
     '',
     '## Files',
     '',
