@@ -2,7 +2,11 @@
  * `pnpm bench`: runs the micro benchmarks, the allow-set construction runs
  * and the HTTP comparison, then rewrites bench/RESULTS.md.
  *
- * Usage: node dist/run.mjs [--quick | --rewrite]  (--rewrite: RESULTS.md again from dist/results.json)
+ * Usage: node dist/run.mjs [--quick | --full | --rewrite | --http-only] [--only=a,b] [--rounds=N] [--seconds=N] [--pipelining=N]
+ *   --quick       fewer rounds, shorter runs, no 1M micro set
+ *   --full        also builds the 10M-domain compact allow-set (minutes) and records it in bench/compact-allow-set-10m.json
+ *   --rewrite     RESULTS.md again from dist/results.json (after a template change)
+ *   --http-only   the HTTP comparison alone, printed; RESULTS.md untouched (with --only, --rounds, --seconds, --pipelining)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -426,6 +430,10 @@ interface AdapterCost {
   readonly ampcorsUs: number;
   /** Median over rounds of (ampcors − baseline), µs. */
   readonly addedUs: number;
+  /** False unless most rounds' differences agree with the median and it is positive (otherwise the difference is noise). */
+  readonly resolved: boolean;
+  /** Each round's difference, µs. */
+  readonly spread: string;
 }
 
 function adapterCosts(micro: MicroResult): AdapterCost[] {
@@ -435,12 +443,18 @@ function adapterCosts(micro: MicroResult): AdapterCost[] {
       const base = micro.cases.find((c) => c.group === 'adapter' && c.name === `${framework} ${kind} baseline`);
       const own = micro.cases.find((c) => c.group === 'adapter' && c.name === `${framework} ${kind} ampcors`);
       if (base === undefined || own === undefined) continue;
+      // Per round: what ampcors added. Resolved when most rounds agree with the median (within 25 %, or 1 µs) and it is positive.
+      const differences = own.rounds.map((r, i) => r - (base.rounds[i] ?? base.ns));
+      const added = median(differences);
+      const agreeing = differences.filter((d) => Math.abs(d - added) <= Math.max(0.25 * Math.abs(added), 1_000)).length;
       costs.push({
         framework,
         kind,
         baselineUs: base.ns / 1e3,
         ampcorsUs: own.ns / 1e3,
-        addedUs: median(own.rounds.map((r, i) => r - (base.rounds[i] ?? base.ns))) / 1e3,
+        addedUs: added / 1e3,
+        resolved: added > 0 && 2 * agreeing > differences.length,
+        spread: differences.map((d) => fmt(d / 1e3, 1)).join(' / '),
       });
     }
   }
@@ -569,13 +583,16 @@ function report(results: RunResults): string {
         adapterTargets.push(`| ${adapter} keeps ≥ 0.97 of hello world, ${kind} | not measured (${http.unavailable[adapter] ?? 'no data'}) | — |`);
         continue;
       }
-      const within = r.cpuLow < 0.97 && r.cpuHigh >= 0.97 ? ' (rounds straddle 0.97)' : '';
+      const within = r.cpuLow < 0.97 && r.cpuHigh >= 0.97 ? ' (rounds straddle 0.97: not resolved)' : '';
       adapterTargets.push(`| ${adapter} keeps ≥ 0.97 of hello world, ${kind} | CPU ${fmt(r.cpu, 3)} (rounds ${fmt(r.cpuLow, 2)}–${fmt(r.cpuHigh, 2)}); req/s ${fmt(r.rps, 3)} | ${verdictMark(r.cpu >= 0.97)}${within} |`);
       if (r.cpu < 0.97) missed.push(`${adapter} ${kind}`);
       for (const peer of peers) {
         const p = httpRatio(http, peer, kind);
         if (p === undefined) continue;
-        adapterTargets.push(`| ${adapter} ahead of ${peer.replace(/^\w+\+/, '')}, ${kind} | CPU ${fmt(r.cpu, 3)} vs ${fmt(p.cpu, 3)}; req/s ${fmt(r.rps, 3)} vs ${fmt(p.rps, 3)} | ${verdictMark(r.cpu > p.cpu)} |`);
+        const overlap = r.cpuLow <= p.cpuHigh && p.cpuLow <= r.cpuHigh ? ' (per-round ranges overlap: not resolved)' : '';
+        adapterTargets.push(
+          `| ${adapter} ahead of ${peer.replace(/^\w+\+/, '')}, ${kind} | CPU ${fmt(r.cpu, 3)} (${fmt(r.cpuLow, 2)}–${fmt(r.cpuHigh, 2)}) vs ${fmt(p.cpu, 3)} (${fmt(p.cpuLow, 2)}–${fmt(p.cpuHigh, 2)}); req/s ${fmt(r.rps, 3)} vs ${fmt(p.rps, 3)} | ${verdictMark(r.cpu > p.cpu)}${overlap} |`,
+        );
         if (r.cpu <= p.cpu) missed.push(`${adapter} behind ${peer} (${kind})`);
       }
     }
@@ -595,8 +612,27 @@ function report(results: RunResults): string {
     big === undefined ? '' : `| 1M domains × 2 caches in ≤ 150 MB heap | ${mb(big.heapBytes)} MB | ${verdictMark(big.heapBytes <= 150e6)} |`,
   ].filter((line) => line !== '');
 
+  // A framework whose hello world's CPU per request swings by more than 30 % between rounds cannot resolve a 3 % target.
+  const unresolved = (['express', 'koa', 'fetch'] as const).filter((framework) => {
+    const hello = http.cells.filter((c) => c.config === framework);
+    return hello.some((c) => Math.max(...c.cpuRounds) > 1.3 * Math.min(...c.cpuRounds));
+  });
+
   // Why: from this run's figures.
   const why: string[] = [];
+  for (const framework of unresolved) {
+    const spans = http.cells
+      .filter((c) => c.config === framework)
+      .map((c) => `${c.kind} ${fmt(Math.min(...c.cpuRounds), 0)}–${fmt(Math.max(...c.cpuRounds), 0)} µs`)
+      .join(', ');
+    const koaSpans = http.cells
+      .filter((c) => c.config === 'koa')
+      .map((c) => `${fmt(Math.min(...c.cpuRounds), 0)}–${fmt(Math.max(...c.cpuRounds), 0)}`)
+      .join(' and ');
+    why.push(
+      `- **${framework} is not resolved on this machine**: its hello world's CPU per request ranged ${spans} between rounds${framework === 'koa' || koaSpans === '' ? '' : ` (Koa's: ${koaSpans} µs)`}, and its configurations swing alike, so a single round's ratio is off by up to ±40 % and even the median of ${http.rounds} rounds cannot tell 0.97 from 0.87 (peers come out "faster than hello world"). Its rows are reported, and marked met or missed by the median as the issue asks, but they do not show whether the target is met; the in-process rows (next point) do: what ampcors adds to a request, against what the hello world costs.`,
+    );
+  }
   if (allowed !== undefined && allowed > 2) {
     why.push(
       `- **\`verify\` of a readable allowed cache origin, ${fmt(allowed, 2)}× the floor**: the allow-set lookup alone is ${lookup === undefined ? '?' : fmt(lookup, 2)}× (one \`Map.get\` of the raw header returning a frozen verdict made at construction). The rest is the call itself and \`withSource\`; the floor is one \`Set.has\`, so at these sizes (tens of ns) a few ns of call overhead already move the ratio. It would take inlining the lookup into the caller (not possible through the \`verify\` interface) or a quieter machine to tell apart.`,
@@ -606,7 +642,7 @@ function report(results: RunResults): string {
     const predicted = (framework: 'express' | 'koa', kind: RequestKind): string => {
       const cost = costOf(framework, kind);
       const hello = cellOf(http, framework, kind);
-      if (cost === undefined || hello === undefined) return '';
+      if (cost === undefined || hello === undefined || !cost.resolved) return '';
       return `${framework} ${kind}: ampcors adds ${fmt(cost.addedUs, 2)} µs in-process to a hello world that costs ${fmt(hello.cpuUsPerRequest, 1)} µs over HTTP → expected ${fmt(hello.cpuUsPerRequest / (hello.cpuUsPerRequest + cost.addedUs), 3)}`;
     };
     const expectations = (['express', 'koa'] as const).flatMap((f) => (['get', 'preflight'] as RequestKind[]).map((k) => predicted(f, k))).filter((x) => x !== '');
@@ -615,6 +651,7 @@ function report(results: RunResults): string {
     );
   }
   const headerFloor = (['express', 'koa'] as const)
+    .filter((framework) => !unresolved.includes(framework))
     .flatMap((framework) =>
       (['get', 'preflight'] as RequestKind[]).map((kind) => {
         const own = httpRatio(http, `${framework}+ampcors`, kind);
@@ -623,13 +660,15 @@ function report(results: RunResults): string {
         if (own === undefined || replayed === undefined || hello === undefined) return '';
         const headersUs = hello.cpuUsPerRequest / replayed.cpu - hello.cpuUsPerRequest;
         const decidingUs = hello.cpuUsPerRequest / own.cpu - hello.cpuUsPerRequest / replayed.cpu;
-        return `${framework} ${kind}: static headers ${fmt(replayed.cpu, 3)} (≈ ${fmt(headersUs, 1)} µs for the headers), ampcors ${fmt(own.cpu, 3)} (≈ ${fmt(decidingUs, 1)} µs more for deciding)`;
+        const peer = httpRatio(http, framework === 'koa' ? 'koa+@koa/cors' : 'express+cors', kind);
+        const versus = peer === undefined ? '' : `; ${framework === 'koa' ? '@koa/cors' : 'cors'} ${fmt(peer.cpu, 3)}${peer.cpu > replayed.cpu ? ', ahead of the headers alone' : ''}`;
+        return `${framework} ${kind}: static headers ${fmt(replayed.cpu, 3)} (≈ ${fmt(headersUs, 1)} µs for the headers), ampcors ${fmt(own.cpu, 3)} (≈ ${fmt(decidingUs, 1)} µs more for deciding)${versus}`;
       }),
     )
     .filter((line) => line !== '');
   if (headerFloor.length > 0) {
     why.push(
-      `- **Headers vs deciding** (× hello world (CPU) of the static-headers reference, which sends ampcors's exact headers without deciding anything): ${headerFloor.join('; ')}. A CORS answer to an AMP request carries five headers (\`Access-Control-Allow-Origin\`, \`-Allow-Credentials\`, \`-Expose-Headers\`, \`AMP-Access-Control-Allow-Source-Origin\`, \`Vary\`) where \`cors\` sends three; what those cost over HTTP is not ampcors's to remove.`,
+      `- **Headers vs deciding** (× hello world (CPU) of the static-headers reference, which sends ampcors's exact headers without deciding anything): ${headerFloor.join('; ')}. The answer to this AMP GET carries five headers (\`Access-Control-Allow-Origin\`, \`-Allow-Credentials\`, \`-Expose-Headers\`, \`AMP-Access-Control-Allow-Source-Origin\`, \`Vary\`) where \`cors\` and \`@koa/cors\` send three (preflights: about as many on both sides, and Koa's explicit empty body); what those cost over HTTP is not ampcors's to remove, and where a peer is ahead of the headers alone, no decision, however cheap, would put ampcors ahead of it: that target would take sending fewer headers (dropping the legacy \`AMP-Access-Control-Allow-Source-Origin\` and its \`Expose-Headers\` entry when the request has no \`__amp_source_origin\` is already done; this benchmark's request has one).`,
     );
   }
   if (big !== undefined && big.wallMs > 5_000) why.push('- **1M build in 5 s** is met in CPU time; wall time on this machine is well above the CPU time because the process gets a fraction of a core.');
@@ -640,7 +679,9 @@ function report(results: RunResults): string {
     '|---|---|---:|---:|---:|---:|---:|',
     ...costs.map((c) => {
       const hello = cellOf(http, c.framework, c.kind);
-      return `| ${c.framework} | ${c.kind} | ${fmt(c.baselineUs, 2)} | ${fmt(c.ampcorsUs, 2)} | **${fmt(c.addedUs, 2)}** | ${hello === undefined ? '' : fmt(hello.cpuUsPerRequest, 1)} | ${hello === undefined ? '' : fmt(hello.cpuUsPerRequest / (hello.cpuUsPerRequest + c.addedUs), 3)} |`;
+      const added = c.resolved ? `**${fmt(c.addedUs, 2)}**` : `${fmt(c.addedUs, 2)}: not resolved (rounds: ${c.spread} µs)`;
+      const expected = hello === undefined || !c.resolved ? '' : fmt(hello.cpuUsPerRequest / (hello.cpuUsPerRequest + c.addedUs), 3);
+      return `| ${c.framework} | ${c.kind} | ${fmt(c.baselineUs, 2)} | ${fmt(c.ampcorsUs, 2)} | ${added} | ${hello === undefined ? '' : fmt(hello.cpuUsPerRequest, 1)} | ${expected} |`;
     }),
   ].join('\n');
 
@@ -657,7 +698,7 @@ Generated by \`pnpm bench\`${QUICK ? ' (**--quick**: fewer rounds, shorter runs,
 Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}; load average at the end ${load}${HAS_TASKSET ? '' : '; taskset unavailable, nothing pinned'}.
 This machine is shared (other engineers' test and mutation runs): absolute figures drift between runs, so every comparison below is a ratio of figures measured side by side in the same run, and time is CPU time where possible.
 
-Rerun: \`pnpm bench\` (builds every package, then the benchmarks; about 25 minutes on this machine), \`pnpm --filter @ampcors/bench run bench -- --full\` (adds the 10M-domain compact allow-set, several minutes more), or, after a build, \`pnpm --filter @ampcors/bench run bench:quick\`. The HTTP part alone: \`node bench/dist/run.mjs --http-only [--only=koa,koa+ampcors] [--rounds=N] [--seconds=N]\`; where a server's CPU goes: \`node bench/dist/profile.mjs <configuration> [get|preflight]\`.
+Rerun: \`pnpm bench\` (builds every package, then the benchmarks; about 17 minutes on this machine), \`pnpm --filter @ampcors/bench run bench -- --full\` (adds the 10M-domain compact allow-set, several minutes more), or, after a build, \`pnpm --filter @ampcors/bench run bench:quick\`. The HTTP part alone: \`node bench/dist/run.mjs --http-only [--only=koa,koa+ampcors] [--rounds=N] [--seconds=N] [--pipelining=N]\`; where a server's CPU goes: \`node bench/dist/profile.mjs <configuration> [get|preflight]\`.
 
 ## Targets
 
@@ -686,7 +727,7 @@ ${micro.cases
 
 ### Adapters, one request in-process
 
-What each adapter adds to one request, without sockets (bench/src/adapter-cases.ts): the HTTP benchmark's request (same path, same headers as autocannon sends) built as a real \`IncomingMessage\`/\`ServerResponse\` (Express; Koa through \`app.createContext\`) or a real \`Request\` + hello-world \`Response\` (Fetch), alone ("bare") and through the ampcors middleware; same CPU clock and rounds as above. "Expected × hello world" = hello world's CPU µs/request over HTTP (this run) ÷ (that + what ampcors adds): the HTTP ratio a quiet machine should show. It slightly overstates Koa's cost: building Node's \`req.headers\` object (lazy) is charged to ampcors, while Express and the Fetch bridge build it anyway. For a preflight, "with ampcors" includes answering it (status, empty body), which over HTTP replaces the hello-world handler's answer, so the preflight rows overstate what ampcors adds.
+What each adapter adds to one request, without sockets (bench/src/adapter-cases.ts): the HTTP benchmark's request (same path, same headers as autocannon sends) built as a real \`IncomingMessage\`/\`ServerResponse\` (Express; Koa through \`app.createContext\`) or a real \`Request\` + hello-world \`Response\` (Fetch), alone ("bare") and through the ampcors middleware; same CPU clock and rounds as above. "Expected × hello world" = hello world's CPU µs/request over HTTP (this run) ÷ (that + what ampcors adds): the HTTP ratio a quiet machine should show. It slightly overstates Koa's cost: building Node's \`req.headers\` object (lazy) is charged to ampcors, while Express and the Fetch bridge build it anyway. The Fetch rows are mostly undici building a \`Request\` and a \`Response\` (streams, an \`AbortSignal\`: tens of µs and much garbage), so their rounds swing with garbage collection. A difference is shown as not resolved unless it is positive and most rounds' differences agree with the median (within 25 %, or 1 µs). For a preflight, "with ampcors" includes answering it (status, empty body), which over HTTP replaces the hello-world handler's answer, so the preflight rows overstate what ampcors adds.
 
 ${adapterTable}
 
