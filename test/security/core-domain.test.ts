@@ -106,6 +106,7 @@ describe('canonicalDomain: boundaries on both sides', () => {
   it('"--" in UTF-16 units 3–4 but not in code points 3–4 is a valid U-label', () => {
     expect(canonicalDomain('xn----b-vi33b.com')).toBe('xn----b-vi33b.com'); // "😊--b"
     expect(canonicalDomain('xn----b-goa.com')).toBe('xn----b-goa.com'); // "ü--b"
+    expect(canonicalDomain('xn--abc--3ra.com')).toBe('xn--abc--3ra.com'); // "abc-ü": a hyphen in position 4 alone is fine
   });
   it('removes one trailing dot, lowercases, converts IDNs', () => {
     expect(canonicalDomain('WWW.Example.COM.')).toBe('www.example.com');
