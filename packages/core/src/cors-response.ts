@@ -213,9 +213,47 @@ function emailSenders(email: { readonly senders: readonly string[] }): ReadonlyS
  */
 export function sourceOriginOfUrl(url: string): string | null {
   const query = url.indexOf('?');
-  if (query < 0 || !url.includes('__amp_source_origin', query)) return null;
+  if (query < 0) return null;
   const hash = url.indexOf('#', query);
-  const values = new URLSearchParams(url.slice(query + 1, hash < 0 ? undefined : hash)).getAll('__amp_source_origin');
+  const end = hash < 0 ? url.length : hash;
+  // One pass over the pairs; only an unusual query (an encoded name that could
+  // spell the parameter, a value that is not plain UTF-8 percent-encoding)
+  // falls back to URLSearchParams. The definition is the WHATWG URL's query
+  // parameters, as `new URL(url).searchParams` reads them.
+  let values: string[] | null = null;
+  for (let start = query + 1; start < end; ) {
+    let amp = url.indexOf('&', start);
+    if (amp < 0 || amp > end) amp = end;
+    let eq = url.indexOf('=', start);
+    if (eq < 0 || eq > amp) eq = amp;
+    if (eq - start === SOURCE_PARAM.length && url.startsWith(SOURCE_PARAM, start)) {
+      const raw = url.slice(Math.min(eq + 1, amp), amp);
+      const value = decodeFormValue(raw);
+      if (value === undefined) return sourceOriginBySearchParams(url.slice(query + 1, end));
+      (values ??= []).push(value);
+    } else if (eq - start > SOURCE_PARAM.length && url.lastIndexOf('%', eq - 1) >= start) {
+      return sourceOriginBySearchParams(url.slice(query + 1, end));
+    }
+    start = amp + 1;
+  }
+  return values === null ? null : values.join(',');
+}
+
+const SOURCE_PARAM = '__amp_source_origin';
+
+/** A form-encoded value decoded as URLSearchParams does, or undefined when only URLSearchParams can say (invalid UTF-8). */
+function decodeFormValue(raw: string): string | undefined {
+  if (!raw.includes('%') && !raw.includes('+')) return raw;
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+function sourceOriginBySearchParams(query: string): string | null {
+  // The leading '&' keeps the constructor from stripping a '?' that belongs to the first name.
+  const values = new URLSearchParams(`&${query}`).getAll(SOURCE_PARAM);
   return values.length === 0 ? null : values.join(',');
 }
 
@@ -276,6 +314,25 @@ function denialBody(reason: string): string {
   return `Forbidden: CORS origin denied (${reason})\n`;
 }
 
+// The `Vary` names of a plan, shared by every plan (frozen: adapters only read them).
+const VARY_ACTUAL: readonly string[] = Object.freeze(['Origin']);
+const VARY_PREFLIGHT: readonly string[] = Object.freeze(['Origin', 'Access-Control-Request-Headers']);
+const VARY_ACTUAL_EMAIL: readonly string[] = Object.freeze(['Origin', 'AMP-Email-Sender']);
+const VARY_PREFLIGHT_EMAIL: readonly string[] = Object.freeze(['Origin', 'Access-Control-Request-Headers', 'AMP-Email-Sender']);
+
+// `Access-Control-Expose-Headers` values per exposed-headers list (one list per adapter configuration).
+const exposeValues = new WeakMap<readonly string[], readonly [plain: string, withSource: string]>();
+
+/** The `Access-Control-Expose-Headers` value of `exposed`, plus the source-origin header when it is sent; joined once per list. */
+function exposeValue(exposed: readonly string[], withSource: boolean): string {
+  let values = exposeValues.get(exposed);
+  if (values === undefined) {
+    values = [exposed.join(', '), [...exposed, AMP_SOURCE_ORIGIN_HEADER].join(', ')];
+    exposeValues.set(exposed, values);
+  }
+  return withSource ? values[1] : values[0];
+}
+
 /**
  * Decides every CORS header of a response from the request facts, the core
  * verdict and the normalized options (SPEC §6–7). Pure and synchronous.
@@ -293,9 +350,8 @@ function denialBody(reason: string): string {
  */
 export function planCors(request: CorsRequest, verdict: Verdict, options: NormalizedCorsOptions): CorsPlan {
   const preflight = isPreflight(request);
-  const vary = preflight ? ['Origin', 'Access-Control-Request-Headers'] : ['Origin'];
   const email = emailSenderOf(request, options.emailSenders);
-  if (options.emailSenders !== null) vary.push('AMP-Email-Sender');
+  const vary = options.emailSenders === null ? (preflight ? VARY_PREFLIGHT : VARY_ACTUAL) : preflight ? VARY_PREFLIGHT_EMAIL : VARY_ACTUAL_EMAIL;
   if (email !== undefined && !preflight) return planEmail(request, email, options, vary);
 
   if (!verdict.allowed) {
@@ -314,9 +370,8 @@ export function planCors(request: CorsRequest, verdict: Verdict, options: Normal
     if (options.credentials) headers.push(['Access-Control-Allow-Credentials', 'true']);
   }
   if (!preflight) {
-    const exposed = verdict.sourceOrigin === undefined ? options.exposedHeaders : [...options.exposedHeaders, AMP_SOURCE_ORIGIN_HEADER];
     if (verdict.sourceOrigin !== undefined) headers.push([AMP_SOURCE_ORIGIN_HEADER, verdict.sourceOrigin]);
-    if (verdict.origin !== null) headers.push(['Access-Control-Expose-Headers', exposed.join(', ')]);
+    if (verdict.origin !== null) headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, verdict.sourceOrigin !== undefined)]);
     return pass('actual', headers, vary);
   }
   headers.push(['Access-Control-Allow-Methods', options.methods]);
@@ -328,7 +383,7 @@ export function planCors(request: CorsRequest, verdict: Verdict, options: Normal
   return end('preflight', options.preflightStatus, headers, vary);
 }
 
-function planEmail(request: CorsRequest, email: EmailSender, options: NormalizedCorsOptions, vary: string[]): CorsPlan {
+function planEmail(request: CorsRequest, email: EmailSender, options: NormalizedCorsOptions, vary: readonly string[]): CorsPlan {
   if (!email.trusted) {
     if (options.onDenied === 'reject') return { ...reject('email-sender-denied', vary), email };
     return { ...pass('actual', [], vary), email };
@@ -344,19 +399,19 @@ function planEmail(request: CorsRequest, email: EmailSender, options: Normalized
   const headers: Array<readonly [string, string]> = [['Access-Control-Allow-Origin', origin]];
   if (options.credentials) headers.push(['Access-Control-Allow-Credentials', 'true']);
   headers.push([AMP_SOURCE_ORIGIN_HEADER, email.sender]);
-  headers.push(['Access-Control-Expose-Headers', [...options.exposedHeaders, AMP_SOURCE_ORIGIN_HEADER].join(', ')]);
+  headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, true)]);
   return { ...pass('actual', headers, vary), email };
 }
 
-function pass(kind: 'preflight' | 'actual', headers: Array<readonly [string, string]>, vary: string[]): CorsPlan {
+function pass(kind: 'preflight' | 'actual', headers: Array<readonly [string, string]>, vary: readonly string[]): CorsPlan {
   return { kind, handled: false, status: 0, body: '', headers, vary };
 }
 
-function end(kind: 'preflight', status: number, headers: Array<readonly [string, string]>, vary: string[]): CorsPlan {
+function end(kind: 'preflight', status: number, headers: Array<readonly [string, string]>, vary: readonly string[]): CorsPlan {
   return { kind, handled: true, status, body: '', headers, vary };
 }
 
-function reject(reason: string, vary: string[]): CorsPlan {
+function reject(reason: string, vary: readonly string[]): CorsPlan {
   return { kind: 'reject', handled: true, status: 403, body: denialBody(reason), headers: [['Content-Type', 'text/plain; charset=utf-8']], vary };
 }
 
@@ -367,6 +422,14 @@ function reject(reason: string, vary: string[]): CorsPlan {
  * @example appendVary('Accept-Encoding', ['Origin']) // 'Accept-Encoding, Origin'
  */
 export function appendVary(existing: string | readonly string[] | number | null | undefined, names: readonly string[]): string {
+  // Fast path, the usual case: no Vary yet and one name, or two that differ.
+  if ((existing === undefined || existing === null || existing === '') && names.length <= 2) {
+    const [first, second] = names;
+    if (second === undefined) return first === undefined || first.trim() === '' ? '' : first.trim();
+    if (first !== undefined && first.trim() !== '' && second.trim() !== '' && first.trim().toLowerCase() !== second.trim().toLowerCase()) {
+      return `${first.trim()}, ${second.trim()}`;
+    }
+  }
   const current = existing === undefined || existing === null ? '' : Array.isArray(existing) ? existing.join(', ') : String(existing);
   const present = current
     .split(',')

@@ -185,8 +185,11 @@ export function createVerifier(config: VerifierConfig): Verifier {
     },
   };
 
+  // The default origins of exact publisher domains, for a lookup before any parsing.
+  const exactOrigins = new Set(Array.from(rules.exact, (domain) => `https://${domain}`));
   const isPublisherOrigin = (origin: string): boolean => {
     if (explicitOrigins) return explicitOrigins.has(origin);
+    if (exactOrigins.has(origin)) return true;
     const parsed = parseOrigin(origin);
     return parsed.ok && parsed.scheme === 'https' && parsed.port === null && matchesPublisher(parsed.host, rules);
   };

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ampRedirectTo,
@@ -186,6 +187,28 @@ describe('helpers', () => {
     expect(sourceOriginOfUrl('/api#__amp_source_origin=x')).toBeNull();
     const twice = sourceOriginOfUrl('/api?__amp_source_origin=https://example.com&__amp_source_origin=https://evil.com');
     expect(verifier.verify(CACHE, { sourceOrigin: twice }).allowed).toBe(false);
+  });
+  it('sourceOriginOfUrl reads the parameter exactly as URL.searchParams does (encoded names, +, bad escapes, fragments)', () => {
+    // Request URLs are ASCII on the wire. The WHATWG URL's own query parameters, as a Fetch handler reads them
+    // (a second leading '?' belongs to the first name, unlike the
+    // URLSearchParams constructor, which strips one).
+    const reference = (url: string): string | null => {
+      const values = new URL(url, 'http://publisher.example').searchParams.getAll('__amp_source_origin');
+      return values.length === 0 ? null : values.join(',');
+    };
+    expect(sourceOriginOfUrl('/api??__amp_source_origin=x')).toBeNull();
+    expect(sourceOriginOfUrl('/api?%5F_amp_source_origin=https://evil.com')).toBe('https://evil.com');
+    expect(sourceOriginOfUrl('/api?__amp_source_origin=a+b%zz')).toBe('a b%zz');
+    expect(sourceOriginOfUrl('/api?__amp_source_origin=%FF')).toBe('\ufffd');
+    expect(sourceOriginOfUrl('/api?__amp_source_origin')).toBe('');
+    const piece = fc.constantFrom('__amp_source_origin', '%5F_amp_source_origin', '__amp%5Fsource%5Forigin', '__amp_source_origin+', '_amp_source_origin', 'a', '', '=', '&', '#', '?', '+', '%', '%2', '%3A', '%2F', '%FF', '%E2%9A%A1', '%ED%A0%80', 'https:', '//', 'example.com', '%C3%A9');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const url = `/api?${pieces.join('')}`;
+        expect(sourceOriginOfUrl(url), url).toBe(reference(url));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 

@@ -81,20 +81,6 @@ function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
-/**
- * The `Vary` value after appending `names`: {@link appendVary}, except that
- * with no `Vary` yet (the usual case) and names that differ in length (so
- * cannot repeat one another, case-insensitively) the names are joined
- * directly — the same string, without parsing an empty value.
- */
-function varyWith(existing: string | null, names: readonly string[]): string {
-  if (existing !== null) return appendVary(existing, names);
-  for (let i = 1; i < names.length; i++) {
-    for (let j = 0; j < i; j++) if ((names[i] as string).length === (names[j] as string).length) return appendVary(existing, names);
-  }
-  return names.length === 1 ? (names[0] as string) : names.join(', ');
-}
-
 function setAll(headers: ReadonlyArray<readonly [string, string]>, into: Headers): void {
   for (let i = 0; i < headers.length; i++) {
     const header = headers[i] as readonly [string, string];
@@ -104,7 +90,7 @@ function setAll(headers: ReadonlyArray<readonly [string, string]>, into: Headers
 
 function planHeaders(plan: CorsPlan, into: Headers): Headers {
   setAll(plan.headers, into);
-  into.set('Vary', varyWith(into.get('Vary'), plan.vary));
+  into.set('Vary', appendVary(into.get('Vary'), plan.vary));
   return into;
 }
 
@@ -117,13 +103,13 @@ function withHeaders(response: Response, headers: ReadonlyArray<readonly [string
   let target = response;
   let targetHeaders = target.headers;
   try {
-    targetHeaders.set('Vary', varyWith(targetHeaders.get('Vary'), vary));
+    targetHeaders.set('Vary', appendVary(targetHeaders.get('Vary'), vary));
   } catch {
     // Immutable headers (a fetch() result, Response.redirect, Response.error): copy.
     if (response.status < 200 || response.status > 599) return response;
     target = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
     targetHeaders = target.headers;
-    targetHeaders.set('Vary', varyWith(targetHeaders.get('Vary'), vary));
+    targetHeaders.set('Vary', appendVary(targetHeaders.get('Vary'), vary));
   }
   setAll(headers, targetHeaders);
   return target;

@@ -102,20 +102,6 @@ function factsOf(ctx: KoaContextLike): CorsRequest {
   };
 }
 
-/**
- * The `Vary` value after appending `names`: {@link appendVary}, except that
- * with no `Vary` yet (the usual case) and names that differ in length (so
- * cannot repeat one another, case-insensitively) the names are joined
- * directly — the same string, without parsing an empty value.
- */
-function varyWith(existing: string | readonly string[] | number | undefined, names: readonly string[]): string {
-  if (existing !== undefined) return appendVary(existing, names);
-  for (let i = 1; i < names.length; i++) {
-    for (let j = 0; j < i; j++) if ((names[i] as string).length === (names[j] as string).length) return appendVary(existing, names);
-  }
-  return names.length === 1 ? (names[0] as string) : names.join(', ');
-}
-
 function matcherSource(matcher: OriginMatcher): VerdictSource {
   return { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
 }
@@ -209,7 +195,7 @@ export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
     if (secure && plan.kind !== 'reject') {
       for (const [name, value] of SECURE_CONTEXT) res.setHeader(name, value);
     }
-    res.setHeader('Vary', varyWith(res.getHeader('Vary'), plan.vary));
+    res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
   };
 
   /** The CORS headers `apply` set, for an error thrown by later middleware (built only then). */
