@@ -185,11 +185,20 @@ export function createVerifier(config: VerifierConfig): Verifier {
     },
   };
 
-  // The default origins of exact publisher domains, for a lookup before any parsing.
-  const exactOrigins = new Set(Array.from(rules.exact, (domain) => `https://${domain}`));
+  // The publisher origins known at construction (the configured origins, or
+  // https:// + each exact domain), each with its verdict made once.
+  const publisherVerdicts = new Map<string, AllowedVerdict>();
+  if (explicitOrigins) {
+    for (const origin of explicitOrigins) publisherVerdicts.set(origin, Object.freeze({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin' }));
+  } else {
+    for (const domain of rules.exact) {
+      const origin = `https://${domain}`;
+      publisherVerdicts.set(origin, Object.freeze({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: domain }));
+    }
+  }
   const isPublisherOrigin = (origin: string): boolean => {
     if (explicitOrigins) return explicitOrigins.has(origin);
-    if (exactOrigins.has(origin)) return true;
+    if (publisherVerdicts.has(origin)) return true;
     const parsed = parseOrigin(origin);
     return parsed.ok && parsed.scheme === 'https' && parsed.port === null && matchesPublisher(parsed.host, rules);
   };
@@ -220,7 +229,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
     // 2. Fast path: the exact bytes of an accepted origin, its verdict made once.
     const known = table.get(origin);
     if (known !== undefined) return withSource(known.verdict, context);
-    if (explicitOrigins?.has(origin)) return withSource({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin' }, context);
+    const publisher = publisherVerdicts.get(origin);
+    if (publisher !== undefined) return withSource(publisher, context);
     // 3. Judge the header as sent.
     const parsed = parseOrigin(origin);
     if (!parsed.ok) return deny(origin, parsed.reason, parsed.detail);

@@ -180,5 +180,9 @@ describe('shared verdicts', () => {
     expect(withSource).not.toBe(first);
     expect(withSource).toMatchObject({ allowed: true, sourceOrigin: 'https://example.com' });
     expect(verifier.verify(origin)).not.toHaveProperty('sourceOrigin');
+    const publisher = verifier.verify('https://example.com');
+    expect(publisher).toEqual({ allowed: true, origin: 'https://example.com', via: 'publisher', reason: 'publisher-origin', publisherDomain: 'example.com' });
+    expect(Object.isFrozen(publisher)).toBe(true);
+    expect(verifier.verify('https://example.com')).toBe(publisher);
   });
 });
