@@ -207,7 +207,11 @@ function writeSummary(): void {
     let groupMutants = 0;
     let groupDetected = 0;
     let groupUndetected = 0;
-    for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+    // Only the group's own files: an incremental report may carry results of files mutated by an earlier grouping.
+    const own = (file: string) => files.some((f) => file.endsWith(`packages/core/src/${f}.ts`));
+    for (const [file, { source, mutants }] of Object.entries(report.files)
+      .filter(([file]) => own(file))
+      .sort(([a], [b]) => a.localeCompare(b))) {
       const lines = source.split('\n');
       const count = (statuses: string[]) => mutants.filter((m) => statuses.includes(m.status)).length;
       const d = count(['Killed', 'Timeout']);
