@@ -267,7 +267,7 @@ function writeSummary(): void {
     '| group | files | mutants | last full run | last run | score |',
     '|---|---|---|---|---|---|',
     ...groupRows,
-    ...groupsWithoutFullRun().map((line) => `- ${line}`),
+    ...(groupsWithoutFullRun().length > 0 ? ['', ...groupsWithoutFullRun().map((line) => `- ${line}`)] : []),
     '',
     '## Files',
     '',
