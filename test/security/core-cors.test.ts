@@ -154,6 +154,40 @@ describe('sourceOriginOfUrl', () => {
   });
 });
 
+describe('sourceOriginOfUrl agrees with URL.searchParams', () => {
+  /** The reference: the WHATWG URL's query parameters (fragment excluded). */
+  const reference = (path: string): string | null => {
+    if (!path.includes('?')) return null;
+    const values = new URL(path, 'http://host.example').searchParams.getAll('__amp_source_origin');
+    return values.length === 0 ? null : values.join(',');
+  };
+  it.each([
+    '/a?__amp_source_origin=https%3A%2F%2Fexample.com',
+    '/a?__amp_source_origin=https://example.com&x=1',
+    '/a?x=1&__amp_source_origin=a+b',
+    '/a?__amp_source_origin=%E2%9C%93',
+    '/a?__amp_source_origin=%FF',
+    '/a?__amp_source_origin=%zz',
+    '/a?__amp_source_origin',
+    '/a?__amp_source_origin&__amp_source_origin=x',
+    '/a?%5F_amp_source_origin=encoded-name',
+    '/a?__amp_source_origi%6E=encoded-end',
+    '/a?x%3D1=y&__amp_source_origin=z',
+    '/a?__amp_source_origin==x',
+    '/a?__amp_source_origin=x=y',
+    '/a?__amp_source_originx=1',
+    '/a?x__amp_source_origin=1',
+    '/a?&&__amp_source_origin=x&&',
+    '/a?__amp_source_origin=x#__amp_source_origin=y',
+    '/a?=x&__amp_source_origin=',
+    '/a?__amp_source_origin=a&__amp_source_origin=b',
+    '/a?__AMP_SOURCE_ORIGIN=x',
+    '/a?q=%&__amp_source_origin=v',
+  ])('%s', (path) => {
+    expect(sourceOriginOfUrl(path)).toBe(reference(path));
+  });
+});
+
 describe('request helpers', () => {
   it('isPreflight: OPTIONS in any case, with Origin and Access-Control-Request-Method', () => {
     expect(isPreflight({ method: 'options', origin: CACHE, requestMethod: 'POST' })).toBe(true);
@@ -397,6 +431,15 @@ describe('appendVary', () => {
     expect(appendVary(['Accept', ' Cookie '], ['Origin'])).toBe('Accept, Cookie, Origin');
     expect(appendVary(' , Accept ,', [])).toBe('Accept');
     expect(appendVary(5, ['Origin'])).toBe('5, Origin');
+  });
+  it('no existing value: names trimmed, a lone blank name dropped, duplicates once', () => {
+    expect(appendVary(undefined, [])).toBe('');
+    expect(appendVary('', [' Origin '])).toBe('Origin');
+    expect(appendVary(null, [' '])).toBe('');
+    expect(appendVary(undefined, [' Origin ', ' AMP-Email-Sender '])).toBe('Origin, AMP-Email-Sender');
+    expect(appendVary(undefined, ['Origin', 'ORIGIN'])).toBe('Origin');
+    expect(appendVary(undefined, ['Origin', 'Access-Control-Request-Headers', 'AMP-Email-Sender'])).toBe('Origin, Access-Control-Request-Headers, AMP-Email-Sender');
+    expect(appendVary('Accept', ['Origin', 'Cookie'])).toBe('Accept, Origin, Cookie');
   });
   it('* already covers everything', () => {
     expect(appendVary('*', ['Origin'])).toBe('*');
