@@ -178,6 +178,24 @@ describe('encodeRiceDeltas', () => {
     expect(encodeRiceDeltas(u32(0, MAX_RICE_QUOTIENT * 2 + 1), 4, 1).entriesCount).toBe(1);
     expectError(() => encodeRiceDeltas(u32(0, (MAX_RICE_QUOTIENT + 1) * 2), 4, 1), 'invalid-option', /too small/);
   });
+  it('refuses a delta whose bits above the quotient are set, in every word', () => {
+    // 8 bytes, k = 1: the delta 2^33 has quotient bits beyond 32 (the next word's bit 1).
+    const high = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0);
+    expectError(() => encodeRiceDeltas(high, 8, 1), 'invalid-option', 'Rice parameter 1 is too small for these values');
+    // 16 bytes, k = 32: quotient 1 from the second word, but the third word is set too.
+    const third = new Uint8Array(32);
+    third[16 + 7] = 1; // word 2 (counting from the least significant)
+    third[16 + 11] = 1; // word 1
+    expectError(() => encodeRiceDeltas(third, 16, 32), 'invalid-option', 'Rice parameter 32 is too small for these values');
+  });
+  it('codes small deltas of wide values with a small parameter', () => {
+    const values = new Uint8Array(48);
+    values[15] = 0;
+    values[31] = 1;
+    values[47] = 3;
+    const encoding = encodeRiceDeltas(values, 16, 1);
+    expect(decodeRiceDeltas(encoding, 16)).toEqual(values);
+  });
   it('round-trips parameters that are a multiple of 32 and wide values', () => {
     const values = Uint8Array.of(...new Array(8).fill(0), 0, 0, 0, 5, 0, 0, 0, 9, 0, 0, 0, 6, 0, 0, 0, 0);
     for (const k of [31, 32, 33, 40, 63]) expect(decodeRiceDeltas(encodeRiceDeltas(values, 8, k), 8)).toEqual(values);
