@@ -183,6 +183,9 @@ describe('sourceOriginOfUrl agrees with URL.searchParams', () => {
     '/a?__amp_source_origin=a&__amp_source_origin=b',
     '/a?__AMP_SOURCE_ORIGIN=x',
     '/a?q=%&__amp_source_origin=v',
+    '/a?__amp_source_origin=x#frag&more=1',
+    '/a?__amp_source_origin#x=1&y',
+    '/a?%5F_amp_source_origin=a&__amp_source_origin=b',
   ])('%s', (path) => {
     expect(sourceOriginOfUrl(path)).toBe(reference(path));
   });
