@@ -242,7 +242,8 @@ function writeSummary(): void {
     const score = groupDetected + groupUndetected === 0 ? '–' : `${((100 * groupDetected) / (groupDetected + groupUndetected)).toFixed(1)}%`;
     const full = lastFullRun(name);
     const fullText = full === undefined ? '– (see note)' : minutes(full.seconds);
-    groupRows.push(`| ${name} | ${files.join(', ')} | ${groupMutants} | ${fullText} | ${minutes(run.seconds)}${run.incremental ? ' (incremental)' : ''} | ${score} |`);
+    const how = [run.incremental ? 'incremental' : '', run.concurrency === 1 ? '1 worker' : ''].filter((x) => x !== '').join(', ');
+    groupRows.push(`| ${name} | ${files.join(', ')} | ${groupMutants} | ${fullText} | ${minutes(run.seconds)}${how === '' ? '' : ` (${how})`} | ${score} |`);
   }
   const score = detected + undetected === 0 ? 0 : (100 * detected) / (detected + undetected);
   const text = [
@@ -262,7 +263,7 @@ function writeSummary(): void {
     '"Last full run": the last run that tested every mutant of the group; "last run" may be incremental (`--incremental`: only mutants',
     'whose code or covering tests changed are tested again). Times are wall-clock on a 2-core machine shared with other work.',
     '',
-    `Groups run one after another, concurrency ${concurrencyUsed()}; last runs ${minutes(totalSeconds)} in all, last full runs ${minutes(totalFullSeconds)}.`,
+    `Groups run one after another, ${concurrencyUsed()} test workers unless the row says otherwise; last runs ${minutes(totalSeconds)} in all, last full runs ${minutes(totalFullSeconds)}.`,
     '',
     '| group | files | mutants | last full run | last run | score |',
     '|---|---|---|---|---|---|',
