@@ -151,7 +151,7 @@ export const CORPUS: readonly CorpusEntry[] = [
   no('other-publisher-cache-origin', `https://example-com-cdn-ampproject-org.${G}`, 'unknown-publisher', 'example.com.cdn.ampproject.org'),
   no('other-publisher-cache-origin', `https://example-com--0.${G}`, 'unknown-publisher', 'example.com-0'),
   no('other-publisher-cache-origin', `https://xn--bcher-de-65a.${G}.evil.com`, 'unknown-origin'),
-  no('other-publisher-cache-origin', `https://xn--bucher-de-hkf.${G}`, 'unknown-publisher', 'decomposed bu\u0308cher-de: another domain than bücher.de'),
+  no('other-publisher-cache-origin', `https://xn--bucher-de-hkf.${G}`, 'invalid-domain', 'decomposed bu\u0308cher-de is not NFC: no domain (browsers refuse it), never bücher.de'),
 
   // Trailing dots and hyphens, empty labels.
   no('trailing-dot-hyphen', 'https://example.com.', 'not-canonical'),
@@ -336,7 +336,7 @@ export const CORPUS: readonly CorpusEntry[] = [
   no('invalid-punycode', `https://xn--abc.${G}`, 'invalid-domain', 'decodes to a label that does not round-trip'),
   no('invalid-punycode', `https://xn--ls8h-com.${G}`, 'invalid-domain', 'decodes to a label that does not round-trip'),
   no('invalid-punycode', `https://xn--99zzzz.${G}`, 'invalid-punycode'),
-  no('invalid-punycode', `https://xn--a-com.${G}`, 'unknown-publisher', 'valid punycode of a one-label IDN: reversible, not ours'),
+  no('invalid-punycode', `https://xn--a-com.${G}`, 'invalid-domain', 'punycode of uppercase "Ḭa-com": no IDNA domain (browsers refuse it)'),
   no('invalid-punycode', 'https://xn--zzzzzzzzzzzz.com', 'unknown-origin', 'publisher-origin path does not decode'),
   no('invalid-punycode', `https://xn---.${G}`, 'malformed'),
 

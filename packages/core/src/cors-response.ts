@@ -437,8 +437,9 @@ export function appendVary(existing: string | readonly string[] | number | null 
     .filter((name) => name !== '');
   if (present.includes('*')) return '*';
   const lower = new Set(present.map((name) => name.toLowerCase()));
-  for (const name of names) {
-    if (!lower.has(name.toLowerCase())) {
+  for (const raw of names) {
+    const name = raw.trim();
+    if (name !== '' && !lower.has(name.toLowerCase())) {
       present.push(name);
       lower.add(name.toLowerCase());
     }

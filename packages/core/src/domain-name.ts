@@ -27,9 +27,10 @@ function invalid(domain: string, why: string): AmpCorsError {
  * Refused with an `AmpCorsError` of code `invalid-domain`: a non-string, an
  * empty name, an empty label, a label that is not letters, digits and inner
  * hyphens, a label over 63 octets, a name over 253 octets, a `xn--` label that
- * is not valid punycode (or does not round-trip) or decodes to an invalid
- * U-label (edge hyphens, `--` in positions 3–4, controls, punctuation), and
- * an all-numeric last label (an IPv4 address is not a domain).
+ * is not valid punycode (or does not round-trip, or decodes to uppercase or
+ * non-NFC text) or decodes to an invalid U-label (edge hyphens, `--` in
+ * positions 3–4, controls, punctuation), and an all-numeric last label (an
+ * IPv4 address is not a domain).
  *
  * @example canonicalDomain('WWW.Example.COM.') // 'www.example.com'
  * @example canonicalDomain('⚡😊.com') // 'xn--57hw060o.com'
@@ -75,7 +76,8 @@ function checkPunycodeLabel(domain: string, label: string): void {
   } catch {
     throw invalid(domain, `label ${JSON.stringify(label)} is not valid punycode`);
   }
-  if (back !== label || !/[^\x00-\x7f]/.test(unicode)) {
+  // It must also be what IDNA maps it to (lowercase, NFC), as browsers require.
+  if (back !== label || !/[^\x00-\x7f]/.test(unicode) || unicode !== unicode.normalize('NFC').toLowerCase()) {
     throw invalid(domain, `label ${JSON.stringify(label)} is not valid punycode`);
   }
   // RFC 5891 §4.2.3.1: a U-label neither begins nor ends with a hyphen, has

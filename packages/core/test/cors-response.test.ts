@@ -260,3 +260,13 @@ describe('createCorsPolicy', () => {
     expect(denied.plan.kind).toBe('reject');
   });
 });
+
+describe('appendVary', () => {
+  it('drops blank names and trims, with or without an existing value', () => {
+    expect(appendVary(undefined, ['', 'Origin'])).toBe('Origin');
+    expect(appendVary(undefined, [' Origin ', 'origin'])).toBe('Origin');
+    expect(appendVary('Accept-Encoding', ['', ' Origin'])).toBe('Accept-Encoding, Origin');
+    expect(appendVary(undefined, ['Origin', 'Access-Control-Request-Headers', 'ORIGIN'])).toBe('Origin, Access-Control-Request-Headers');
+    expect(appendVary('*', ['Origin'])).toBe('*');
+  });
+});

@@ -149,3 +149,14 @@ describe('canonical domains are total (SPEC §6)', () => {
     );
   });
 });
+
+describe('A-labels browsers refuse', () => {
+  it('refuses an A-label that decodes to uppercase or non-NFC text (the WHATWG URL parser refuses both)', () => {
+    for (const domain of ['xn--wca.com', 'xn--u-ccb.com']) {
+      expect(() => canonicalDomain(domain), domain).toThrow(/not valid punycode/);
+      expect(() => new URL(`https://${domain}/`), domain).toThrow();
+    }
+    expect(canonicalDomain('Ü.com')).toBe(canonicalDomain('ü.com'));
+    expect(() => new URL(`https://${canonicalDomain('ü.com')}/`)).not.toThrow();
+  });
+});
