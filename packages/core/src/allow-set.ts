@@ -63,8 +63,9 @@ function hyphensAt3And4(label: string): boolean {
  * {@link prefixForms} of a plain domain (see {@link isPlainDomain}), without
  * punycode and with SHA-256 only when some algorithm falls back to the hash.
  * Same prefixes, forms and order as `prefixForms` (checked by the tests):
- * the guide's prefix, toolbox-cache-url's (ASCII and Unicode forms coincide),
- * then the hash when either algorithm produced it.
+ * the guide's prefix, then toolbox-cache-url's when it differs (ASCII and
+ * Unicode forms coincide); a hash appears as the form of the algorithm that
+ * fell back to it.
  */
 function plainPrefixForms(domain: string): PrefixFormEntry[] {
   const label = domain.replaceAll('-', '--').replaceAll('.', '-');
@@ -76,11 +77,10 @@ function plainPrefixForms(domain: string): PrefixFormEntry[] {
   const toolboxBasic = !(hyphensAt3And4(domain) && !domain.startsWith('xn')) && domain.length <= MAX_PREFIX_LENGTH && domain.includes('.');
   if (!toolboxBasic || label.length > MAX_PREFIX_LENGTH) toolbox = hashOf();
   else toolbox = hyphensAt3And4(label) && !label.startsWith('xn') ? `0-${label}-0` : label;
+  // The hash is among the forms exactly when an algorithm fell back to it,
+  // and then it is that algorithm's form: no separate `hash-ascii` entry.
   const forms: PrefixFormEntry[] = [{ prefix: spec, form: 'spec' }];
   if (toolbox !== spec) forms.push({ prefix: toolbox, form: 'toolbox' });
-  // A label with a dot always spells a `-`, and a hash never has one: the
-  // hash is among the forms exactly when an algorithm fell back to it.
-  if (hash !== undefined && spec !== hash && toolbox !== hash) forms.push({ prefix: hash, form: 'hash-ascii' });
   return forms;
 }
 

@@ -127,7 +127,8 @@ function shown(value: string): string {
 
 /** The verdict of an allowed cache origin of the allow-set, frozen: it is shared by every request with that origin. */
 function cacheVerdict(origin: string, entry: AllowEntry): AllowedVerdict {
-  const hashed = entry.form === 'hash-ascii' || entry.form === 'hash-unicode' || !entry.prefix.includes('-');
+  // A hashed prefix (base32) never has a `-`; every readable one has.
+  const hashed = !entry.prefix.includes('-');
   return Object.freeze({
     allowed: true,
     origin,
