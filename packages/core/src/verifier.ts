@@ -197,9 +197,11 @@ export function createVerifier(config: VerifierConfig): Verifier {
       publisherVerdicts.set(origin, Object.freeze({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: domain }));
     }
   }
+  let longestPublisherOrigin = 0;
+  for (const origin of publisherVerdicts.keys()) longestPublisherOrigin = Math.max(longestPublisherOrigin, origin.length);
   const isPublisherOrigin = (origin: string): boolean => {
-    if (explicitOrigins) return explicitOrigins.has(origin);
-    if (publisherVerdicts.has(origin)) return true;
+    const known = typeof origin === 'string' && origin.length <= longestPublisherOrigin && publisherVerdicts.has(origin);
+    if (explicitOrigins || known) return known;
     const parsed = parseOrigin(origin);
     return parsed.ok && parsed.scheme === 'https' && parsed.port === null && matchesPublisher(parsed.host, rules);
   };
@@ -230,7 +232,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
     // 2. Fast path: the exact bytes of an accepted origin, its verdict made once.
     const known = table.get(origin);
     if (known !== undefined) return withSource(known.verdict, context);
-    const publisher = publisherVerdicts.get(origin);
+    // (Length first: hashing a hostile 10 kB header for a map lookup would cost more than refusing it.)
+    const publisher = origin.length <= longestPublisherOrigin ? publisherVerdicts.get(origin) : undefined;
     if (publisher !== undefined) return withSource(publisher, context);
     // 3. Judge the header as sent.
     const parsed = parseOrigin(origin);
