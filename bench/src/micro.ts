@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   if (out === undefined) throw new Error('usage: micro.ts <out.json> [--quick]');
   const quick = process.argv.includes('--quick');
   const sizes = quick || process.argv.includes('--group=adapter') ? [10, 10_000] : [10, 10_000, 1_000_000];
-  const roundsCount = quick ? 2 : 3;
+  const roundsCount = quick ? 2 : 5;
   const minCpuTime = (quick ? 120 : 300) * 1e6;
   const runnables: Runnable[] = [...algorithmCases()];
   for (const c of await adapterCases()) {
@@ -156,6 +156,8 @@ async function main(): Promise<void> {
     for (const index of order) {
       const runnable = runnables[index] as Runnable;
       const fn = runnable.fn;
+      // Collect the previous case's garbage now, so no case pays for another's.
+      (globalThis as { gc?: () => void }).gc?.();
       // Always batch (mitata decides by one wall-clock call otherwise, which a
       // busy machine makes random), with a batch sized for the CPU clock.
       const stats = await measure(fn, {

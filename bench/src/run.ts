@@ -75,7 +75,7 @@ function runNode(args: readonly string[], core: string | null): string {
 
 function runMicro(): MicroResult {
   const out = join(DIST, 'micro.json');
-  runNode([join(DIST, 'micro.mjs'), out, ...(QUICK ? ['--quick'] : [])], SERVER_CORE);
+  runNode(['--expose-gc', join(DIST, 'micro.mjs'), out, ...(QUICK ? ['--quick'] : [])], SERVER_CORE);
   return JSON.parse(readFileSync(out, 'utf8')) as MicroResult;
 }
 
@@ -712,7 +712,7 @@ ${why.join('\n')}
 
 ## Micro benchmarks
 
-mitata \`measure\`, every case in ${micro.cases[0]?.rounds.length ?? 0} interleaved rounds; figure = median of the rounds' p50. Time is process CPU time (user + system), so a benchmark is not charged for time it spent descheduled; every sample is a batch of at least 256 operations (about 2 ms of CPU), so neither the clock's microsecond granularity nor a single interruption shows as an outlier. Inputs cycle through up to 1,024 distinct strings held in an array (V8 caches a string's hash, so the floor and \`verify\` both see cached hashes). The floor is \`Set.has\` of a 45-character string in a \`Set\` of as many strings as the allow-set has publisher domains; "× floor" is the median over rounds of the ratio to the floor measured in the same round. Verifiers trust N exact domains (every tenth one long enough to be hashed) plus \`*.wildcard-publisher.com\`.
+mitata \`measure\`, every case in ${micro.cases[0]?.rounds.length ?? 0} interleaved rounds, each case after a forced garbage collection (so no case pays for another's garbage); figure = median of the rounds' p50. Time is process CPU time (user + system), so a benchmark is not charged for time it spent descheduled; every sample is a batch of at least 256 operations (about 2 ms of CPU), so neither the clock's microsecond granularity nor a single interruption shows as an outlier. Inputs cycle through up to 1,024 distinct strings held in an array (V8 caches a string's hash, so the floor and \`verify\` both see cached hashes). The floor is \`Set.has\` of a 45-character string in a \`Set\` of as many strings as the allow-set has publisher domains; "× floor" is the median over rounds of the ratio to the floor measured in the same round. Verifiers trust N exact domains (every tenth one long enough to be hashed) plus \`*.wildcard-publisher.com\`.
 
 ${microTable(micro)}
 
