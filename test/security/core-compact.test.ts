@@ -4,7 +4,6 @@
 import { createHash } from 'node:crypto';
 import {
   ALLOW_SET_VERSION,
-  AmpCorsError,
   type AmpCache,
   CACHES,
   compileAllowSet,
@@ -14,27 +13,11 @@ import {
   prefixForms,
 } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
+import { expectError } from './ampcors-error.js';
 
 /** SHA-256 by node:crypto, independent of the hash core uses. */
 function sha256(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(createHash('sha256').update(bytes).digest());
-}
-
-function errorOf(run: () => unknown): AmpCorsError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpCorsError);
-    return error as AmpCorsError;
-  }
-  throw new Error('expected an AmpCorsError');
-}
-
-function expectError(run: () => unknown, code: string, message: string | RegExp): void {
-  const error = errorOf(run);
-  expect(error.code).toBe(code);
-  if (typeof message === 'string') expect(error.message).toBe(message);
-  else expect(error.message).toMatch(message);
 }
 
 /** Rewrites the trailing checksum after an edit, to reach the checks behind it. */

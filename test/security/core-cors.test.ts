@@ -5,7 +5,6 @@
 import {
   AMP_REDIRECT_TO,
   AMP_SOURCE_ORIGIN_HEADER,
-  AmpCorsError,
   ampRedirectTo,
   appendVary,
   CACHES,
@@ -26,23 +25,7 @@ import {
   verifyContextOf,
 } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
-
-function errorOf(run: () => unknown): AmpCorsError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpCorsError);
-    return error as AmpCorsError;
-  }
-  throw new Error('expected an AmpCorsError');
-}
-
-function expectError(run: () => unknown, code: string, message: string | RegExp): void {
-  const error = errorOf(run);
-  expect(error.code).toBe(code);
-  if (typeof message === 'string') expect(error.message).toBe(message);
-  else expect(error.message).toMatch(message);
-}
+import { expectError } from './ampcors-error.js';
 
 const CACHE = 'https://example-com.cdn.ampproject.org';
 const verifier = createVerifier({ publishers: ['example.com'] });

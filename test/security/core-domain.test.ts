@@ -21,18 +21,9 @@ import {
   unicodeDomain,
 } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
+import { errorOf } from './ampcors-error.js';
 
 const toolbox = createRequire(import.meta.url)('@ampproject/toolbox-cache-url') as { createCurlsSubdomain(url: string): Promise<string> };
-
-function errorOf(run: () => unknown): AmpCorsError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpCorsError);
-    return error as AmpCorsError;
-  }
-  throw new Error('expected an AmpCorsError');
-}
 
 /** A plain domain of exactly `length` octets: 63-octet labels, then the rest, then ".com". */
 function domainOfLength(length: number, letter = 'a'): string {

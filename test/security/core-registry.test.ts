@@ -18,16 +18,7 @@ import {
   validateCaches,
 } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
-
-function errorOf(run: () => unknown): AmpCorsError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpCorsError);
-    return error as AmpCorsError;
-  }
-  throw new Error('expected an AmpCorsError');
-}
+import { errorOf } from './ampcors-error.js';
 
 const json = (body: unknown, status = 200) => async () => new Response(JSON.stringify(body), { status });
 const entry = (extra: Record<string, unknown> = {}) => ({ id: 'x', name: 'X', cacheDomain: 'amp.example.net', ...extra });

@@ -1,25 +1,9 @@
 // Golomb-Rice coding at its edges (issue #6, mutation testing): every refusal
 // names its problem, the 0/32-bit and MAX_RICE_QUOTIENT boundaries on both
 // sides, and the parameter the encoder chooses.
-import { AmpCorsError, BitReader, BitWriter, decodeRiceDeltas, decodeRiceIntegers, decodeRiceValues, encodeRiceDeltas, MAX_RICE_QUOTIENT } from '@ampcors/core';
+import { BitReader, BitWriter, decodeRiceDeltas, decodeRiceIntegers, decodeRiceValues, encodeRiceDeltas, MAX_RICE_QUOTIENT } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
-
-function errorOf(run: () => unknown): AmpCorsError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpCorsError);
-    return error as AmpCorsError;
-  }
-  throw new Error('expected an AmpCorsError');
-}
-
-function expectError(run: () => unknown, code: string, message: string | RegExp): void {
-  const error = errorOf(run);
-  expect(error.code).toBe(code);
-  if (typeof message === 'string') expect(error.message).toBe(message);
-  else expect(error.message).toMatch(message);
-}
+import { expectError } from './ampcors-error.js';
 
 /** Big-endian 32-bit values, flat. */
 function u32(...values: number[]): Uint8Array {

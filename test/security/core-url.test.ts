@@ -2,23 +2,11 @@
 // edges (issue #6, mutation testing): each refusal with its code and message,
 // the IPv4 component limits and IPv6 group counts on both sides, RFC 5952
 // compression ties, and the expression limits of 5 hosts and 6 paths.
-import { AmpCorsError, canonicalHost, canonicalizeUrl, canonicalUrlParts, isIpHost, urlExpressions } from '@ampcors/core';
+import { canonicalHost, canonicalizeUrl, canonicalUrlParts, isIpHost, urlExpressions } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
 // Internal to core (not exported): its IP literal parsers.
 import { embeddedIpv4, formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../packages/core/src/ip-address.js';
-
-function expectError(run: () => unknown, code: string, message: string | RegExp): void {
-  let error: unknown;
-  try {
-    run();
-  } catch (caught) {
-    error = caught;
-  }
-  expect(error).toBeInstanceOf(AmpCorsError);
-  expect((error as AmpCorsError).code).toBe(code);
-  if (typeof message === 'string') expect((error as AmpCorsError).message).toBe(message);
-  else expect((error as AmpCorsError).message).toMatch(message);
-}
+import { expectError } from './ampcors-error.js';
 
 describe('parseIpv4: limits on both sides', () => {
   const cases: Array<[string, number | null]> = [
