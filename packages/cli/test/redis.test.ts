@@ -173,6 +173,10 @@ describe('redis unavailable', () => {
       expect(stderr.lines).toEqual([`ampcors: Redis at redis://***:***@127.0.0.1:${closed} is unavailable: Redis did not answer within 300 ms (is redis-server running there? see --url)`]);
       expect(Date.now() - started).toBeLessThan(5000);
     }
+    // With a timeout longer than the registry's connect wait, the registry's own error is the reason, stated once.
+    const slow = await cli(['redis', 'count', '--url', url, '--timeout', '3000']);
+    expect(slow.code).toBe(EXIT.unavailable);
+    expect(slow.stderr.lines).toEqual([`ampcors: Redis at redis://***:***@127.0.0.1:${closed} is unavailable: Redis did not accept a connection within 1000 ms (is redis-server running there? see --url)`]);
     // Invalid input is reported first: no connection is needed to refuse it.
     expect((await cli(['redis', 'add', 'bad..example', '--url', url])).code).toBe(EXIT.badInput);
   });

@@ -86,11 +86,6 @@ return removed`;
 /** How long a command waits for the first connection, and the socket's connect timeout. */
 const CONNECT_TIMEOUT_MS = 1000;
 
-/** A Redis URL with any user name and password replaced by `***`, for messages. */
-function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -150,7 +145,7 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
       sendCommand: async <T>(args: ReadonlyArray<string>) => {
         if (!c.isReady) {
           await withTimeout(connecting, CONNECT_TIMEOUT_MS).catch(() => undefined);
-          if (!c.isReady) throw new Error(`Redis at ${redactUrl(options.url as string)} is not reachable`);
+          if (!c.isReady) throw new Error(`Redis did not accept a connection within ${CONNECT_TIMEOUT_MS} ms`);
         }
         return (await c.sendCommand(args)) as T;
       },

@@ -156,7 +156,8 @@ describe('Redis registry', () => {
     const r = registry({ url: `redis://user:secret@127.0.0.1:${nobody}` });
     const started = Date.now();
     for (const write of [() => r.add(['example.com']), () => r.remove(['example.com']), () => r.load(['example.com'])]) {
-      await expect(write()).rejects.toThrow(/Redis at redis:\/\/\*\*\*@127\.0\.0\.1:\d+ is not reachable/);
+      // Like every registry error, the message names the condition, never the URL (whose credentials the caller holds).
+      await expect(write()).rejects.toThrow(/^Redis did not accept a connection within 1000 ms$/);
     }
     await expect(r.hasPublisher('example.com')).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(8_000);
