@@ -22,6 +22,5 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['test/setup/global-setup.ts'],
   },
 });

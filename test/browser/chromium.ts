@@ -1,5 +1,5 @@
 /**
- * Debian Chromium for the browser suite: installs it when missing and
+ * Debian Chromium for the browser suite: checks it is installed and
  * launches it, headless, with every name of the test's origins resolved to
  * 127.0.0.1 and every other name unresolvable (the network here is closed).
  */
@@ -7,18 +7,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
-import { DEBIAN_TOOLS, ensureDebianTools } from '../setup/debian-packages.js';
+import { requireTool } from '../setup/debian-packages.js';
 
 /** Where Debian's `chromium` package puts the browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /**
- * Makes sure Debian's `chromium` package is installed (the vitest global
- * setup normally did it already; see test/setup/debian-packages.ts). Fails
- * with a clear message when it cannot be installed.
+ * Makes sure Debian's `chromium` package is installed (the full test command
+ * installs it first; see test/setup/install-tools.ts). Fails with a message
+ * that says how to install it.
  */
 export function ensureChromium(): void {
-  ensureDebianTools(DEBIAN_TOOLS.filter((tool) => tool.path === CHROMIUM_PATH));
+  requireTool(CHROMIUM_PATH);
 }
 
 /** A running browser profile and its cleanup. */

@@ -1,9 +1,10 @@
 /**
  * The Debian packages some suites drive as real processes: Chromium (browser
  * and playground suites) and redis-server (the shared registry and its CLI).
- * A fresh machine has neither; the test setup installs what is missing in one
- * `apt-get` run before any test file starts, so two suites never race for
- * dpkg's lock.
+ * A fresh machine has neither; the full test command (`npm test`) installs
+ * what is missing in one `apt-get` run before vitest starts
+ * (install-tools.ts), so two suites never race for dpkg's lock, and the unit
+ * loop (`pnpm test:unit`, one test file) never runs apt-get.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -47,12 +48,13 @@ export function ensureDebianTools(tools: readonly DebianTool[] = DEBIAN_TOOLS): 
 }
 
 /**
- * Throws a clear error when `path` is missing: for suites run outside the
- * repository's vitest config (whose global setup installs the tools).
+ * Throws a clear error when `path` is missing: the suites that start a
+ * Debian program call it first, so `pnpm test:unit` on a machine without the
+ * program says how to get it instead of failing obscurely.
  */
 export function requireTool(path: string): void {
   const tool = DEBIAN_TOOLS.find((t) => t.path === path);
   if (!existsSync(path)) {
-    throw new Error(`${path} is missing: run the tests through the repository's vitest config (it installs it) or apt-get install -y ${tool?.pkg ?? path}`);
+    throw new Error(`${path} is missing: run \`npx pnpm@10.34.9 run setup:tools\` (apt-get, as root) or apt-get install -y ${tool?.pkg ?? path}`);
   }
 }
