@@ -1,29 +1,63 @@
 // The playground page: three tools over @ampcors/core, which esbuild bundles
-// separately as core.js. Every value shown comes from a core function; this
-// script only reads the fields, calls core and renders the result.
+// separately as core.js, in the order of the question people arrive with:
+// why is this Origin blocked (the verdict and how to fix it), which publisher
+// a cache Origin names (the trace), and what the cache URLs of a page are.
+// Every value shown comes from a core function; this script only reads the
+// fields, calls core and renders the result.
 import {
   type AmpCache,
   CACHES,
   cacheUrl,
+  canonicalDomain,
+  createVerifier,
   explainOrigin,
   isAmpCorsError,
   type OriginExplanation,
   type ServingType,
   type Verdict,
 } from '@ampcors/core';
+import { DENY_FIXES } from './fixes.js';
 import { LIMITS } from './limits.js';
 
 /** Delay between the last keystroke and the update. */
 const DEBOUNCE_MS = 120;
 
-const DEFAULTS = {
+/** Keys of the page state in the address's hash. */
+const STATE_KEYS = { url: 'url', origin: 'origin', check: 'check', publishers: 'publishers' } as const;
+type Field = keyof typeof STATE_KEYS;
+
+/**
+ * The values a field shows when the address does not give one: the server's
+ * own (a server such as the demo fills the `ampcors-defaults` meta element
+ * with its publisher list, see playgroundHtml), else these examples.
+ */
+const DEFAULTS: Record<Field, string> = {
   url: 'https://example.com/amp_document.html',
   origin: 'https://www-example-com.cdn.ampproject.org',
   check: 'https://example-com.cdn.ampproject.org',
   publishers: 'example.com\n*.example.org',
+  ...serverDefaults(),
 };
 
-/** The serving types tool 1 lists (SPEC §3). */
+/** The string fields of the `ampcors-defaults` meta element's JSON; anything else in it is ignored. */
+function serverDefaults(): Partial<Record<Field, string>> {
+  const content = document.querySelector('meta[name="ampcors-defaults"]')?.getAttribute('content') ?? '{}';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const found: Partial<Record<Field, string>> = {};
+  for (const field of Object.keys(STATE_KEYS) as Field[]) {
+    const value: unknown = (parsed as Record<string, unknown>)[field];
+    if (typeof value === 'string') found[field] = value;
+  }
+  return found;
+}
+
+/** The serving types the cache-URL tool lists (SPEC §3). */
 const SERVING: ReadonlyArray<{ type: ServingType; width?: number; what: string }> = [
   { type: 'c', what: 'content: a standalone AMP page' },
   { type: 'v', what: 'viewer: the page in an AMP viewer' },
@@ -33,10 +67,6 @@ const SERVING: ReadonlyArray<{ type: ServingType; width?: number; what: string }
   { type: 'ii', width: 800, what: 'image, at most 800 px wide' },
   { type: 'r', what: 'resource such as a font' },
 ];
-
-/** Keys of the page state in the address's hash. */
-const STATE_KEYS = { url: 'url', origin: 'origin', check: 'check', publishers: 'publishers' } as const;
-type Field = keyof typeof STATE_KEYS;
 
 function byId<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id);
@@ -93,7 +123,7 @@ function limitMessage(field: Field): string {
   return `Input too long: ${length.toLocaleString('en')} characters, the limit is ${limit.toLocaleString('en')}. Nothing was computed.`;
 }
 
-// ---- Tool 1: publisher URL → cache URLs ----
+// ---- Last on the page: publisher URL → cache URLs ----
 
 const copyStatus = byId('copy-status');
 
@@ -127,25 +157,37 @@ function copyButton(text: string, label: string): HTMLElement {
   return button;
 }
 
-function cacheTable(publisherUrl: string, cache: AmpCache): HTMLElement {
+/**
+ * One cache's URLs as a list (not a table): each row is a grid that puts the
+ * URL under its label and beside its Copy button on a narrow screen.
+ */
+function cacheList(publisherUrl: string, cache: AmpCache): HTMLElement {
   const rows = SERVING.map(({ type, width, what }) => {
     const url = cacheUrl(publisherUrl, width === undefined ? { cache, servingType: type } : { cache, servingType: type, width });
     const path = width === undefined ? `/${type}` : `/${type}/w${width}`;
     return el(
-      'tr',
-      { 'data-type': path },
-      el('th', { scope: 'row' }, el('code', {}, path), el('br'), el('small', {}, what)),
-      el('td', {}, code(url, 'cache-url')),
-      el('td', { class: 'copy' }, copyButton(url, `${path} URL on the ${cache.name}`)),
+      'li',
+      { class: 'cache-row', 'data-type': path },
+      el('span', { class: 'what' }, el('code', {}, path), ' ', el('small', {}, what)),
+      code(url, 'cache-url'),
+      copyButton(url, `${path} URL on the ${cache.name}`),
     );
   });
   const first = cacheUrl(publisherUrl, { cache, servingType: 'c' });
   const origin = new URL(first).origin;
+  const titleId = `cache-${cache.id}-title`;
   return el(
-    'table',
-    { 'data-cache': cache.id },
-    el('caption', {}, `${cache.name}: origin `, code(origin, 'cache-origin'), ' ', copyButton(origin, `${cache.name} origin`)),
-    el('tbody', {}, ...rows),
+    'section',
+    { class: 'cache', 'data-cache': cache.id, 'aria-labelledby': titleId },
+    el('h3', { id: titleId }, cache.name),
+    el(
+      'div',
+      { class: 'cache-row' },
+      el('span', { class: 'what' }, 'origin'),
+      code(origin, 'cache-origin'),
+      copyButton(origin, `${cache.name} origin`),
+    ),
+    el('ul', { class: 'cache-urls' }, ...rows),
   );
 }
 
@@ -157,15 +199,14 @@ function renderUrls(): void {
   message.textContent = limitMessage('url');
   if (message.textContent !== '' || value === '') return;
   try {
-    const tables = CACHES.map((cache) => cacheTable(value, cache));
-    results.replaceChildren(...tables);
+    results.replaceChildren(...CACHES.map((cache) => cacheList(value, cache)));
     if (hasInvisible(value)) message.textContent = 'The URL contains invisible or control characters (shown as \\u{…}); the URL parser drops tabs and line breaks.';
   } catch (error) {
     message.textContent = errorText(error);
   }
 }
 
-// ---- Tool 2: Origin → publisher domain, step by step ----
+// ---- Second: Origin → publisher domain, step by step ----
 
 function conclusion(explanation: OriginExplanation): HTMLElement {
   const result = explanation.result;
@@ -173,14 +214,15 @@ function conclusion(explanation: OriginExplanation): HTMLElement {
     return el('span', { class: 'denied' }, 'Not reversed: ', el('code', { 'data-role': 'reason' }, result.reason), ` (${result.detail})`);
   }
   if (result.hashed) {
-    return el('span', {}, 'Hashed prefix on the ', result.cache.name, ': it cannot be reversed. Paste your domains in tool 3 to see whose it is.');
+    return el('span', { class: 'neutral' }, 'Hashed prefix on the ', result.cache.name, ': it cannot be reversed. Paste it with your domains in the check above to see whose it is.');
   }
+  // Neutral on purpose: a reversed prefix names a domain, it does not make it trusted.
   return el(
     'span',
-    { class: 'allowed' },
+    { class: 'neutral' },
     'Publisher domain: ',
     el('code', { 'data-role': 'publisher-domain' }, result.publisherDomain),
-    ` on the ${result.cache.name} (prefix form “${result.form}”)`,
+    ` on the ${result.cache.name} (prefix form “${result.form}”). This names the domain only: whether it is trusted depends on your list, checked above.`,
   );
 }
 
@@ -208,17 +250,20 @@ function renderTrace(): void {
   summary.replaceChildren(conclusion(explanation));
 }
 
-// ---- Tool 3: Origin + domain list → verdict ----
+// ---- First: Origin + domain list → verdict, and how to fix it ----
 
 function row(label: string, field: string, value: Node | string): HTMLElement[] {
   return [el('dt', {}, label), el('dd', { 'data-field': field }, value)];
 }
 
-function verdictList(verdict: Verdict, explanation: OriginExplanation): HTMLElement {
-  const parts: HTMLElement[] = [
-    ...row('Decision', 'allowed', el('strong', { class: verdict.allowed ? 'allowed' : 'denied' }, verdict.allowed ? 'allowed' : 'denied (403 before the handler)')),
-    ...row('Reason code', 'reason', el('code', {}, verdict.reason)),
-  ];
+/** The headline, the "how to fix" line of a denied origin, and every fact of the verdict. */
+function verdictView(verdict: Verdict, explanation: OriginExplanation): HTMLElement[] {
+  const headline = verdict.allowed
+    ? el('p', { class: 'headline allowed', 'data-field': 'allowed' }, 'allowed ', el('code', {}, verdict.reason))
+    : el('p', { class: 'headline denied', 'data-field': 'allowed' }, 'denied (403 before the handler): ', el('code', {}, verdict.reason));
+  const view: HTMLElement[] = [headline];
+  if (!verdict.allowed) view.push(el('p', { class: 'fix', 'data-field': 'fix' }, el('strong', {}, 'How to fix: '), DENY_FIXES[verdict.reason]));
+  const parts: HTMLElement[] = [...row('Reason code', 'reason', el('code', {}, verdict.reason))];
   if (!verdict.allowed) parts.push(...row('Detail', 'detail', visible(verdict.detail)));
   if (verdict.allowed) parts.push(...row('Recognized as', 'via', verdict.via));
   if (verdict.publisherDomain !== undefined) parts.push(...row('Publisher domain', 'publisher-domain', code(verdict.publisherDomain)));
@@ -235,30 +280,100 @@ function verdictList(verdict: Verdict, explanation: OriginExplanation): HTMLElem
   if (verdict.allowed && verdict.origin !== null) {
     parts.push(...row('Access-Control-Allow-Origin', 'acao', code(verdict.origin)));
   }
-  return el('dl', {}, ...parts);
+  view.push(el('dl', {}, ...parts));
+  return view;
+}
+
+/** One rule of the pasted list and the line it is on (1-based). */
+interface ListEntry {
+  readonly rule: string;
+  readonly line: number;
+}
+
+function entriesOf(text: string): ListEntry[] {
+  return text.split('\n').flatMap((line, index) =>
+    line
+      .split(/[\s,]+/u)
+      .filter((rule) => rule !== '')
+      .map((rule) => ({ rule, line: index + 1 })),
+  );
+}
+
+/** Why one rule is refused, or undefined when core accepts it on its own. */
+function entryError(rule: string): string | undefined {
+  try {
+    createVerifier({ publishers: [rule] });
+    return undefined;
+  } catch (error) {
+    return errorText(error);
+  }
+}
+
+/**
+ * The host of a rule written as a URL or with a path (`https://example.com/`),
+ * when that host is a domain core accepts: the rule the user meant.
+ */
+function meantRule(rule: string): string | undefined {
+  if (!/[/:]/u.test(rule)) return undefined;
+  try {
+    const host = canonicalDomain(new URL(rule.includes('://') ? rule : `https://${rule}`).hostname);
+    return entryError(host) === undefined ? host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every refused rule of a refused list, each checked on its own by core (the
+ * list's own error names only the first), with its line and a suggestion
+ * when the rule was a URL. When each rule passes alone, the list's error.
+ */
+function listErrors(entries: readonly ListEntry[], listError: string): HTMLElement[] {
+  const bad = entries.flatMap((entry) => {
+    const why = entryError(entry.rule);
+    return why === undefined ? [] : [{ ...entry, why }];
+  });
+  if (bad.length === 0) return [el('p', {}, `The domain list is refused: ${visible(listError)}`)];
+  const items = bad.map(({ rule, line, why }) => {
+    const meant = meantRule(rule);
+    return el(
+      'li',
+      { 'data-entry': rule },
+      `line ${line}: `,
+      code(rule),
+      ` — ${visible(why)}`,
+      ...(meant === undefined ? [] : [' Did you mean ', code(meant), '?']),
+    );
+  });
+  const count = bad.length === 1 ? '1 entry is' : `${bad.length} entries are`;
+  return [el('p', {}, `The domain list is refused (a server given it would not start): ${count} invalid. Fix or remove:`), el('ul', { class: 'entry-errors' }, ...items)];
 }
 
 function renderCheck(): void {
   const message = byId('check-message');
   const output = byId('verdict');
   output.replaceChildren();
-  message.textContent = limitMessage('check') || limitMessage('publishers');
-  if (message.textContent !== '') return;
-  const publishers = fields.publishers.value.split(/[\s,]+/u).filter((rule) => rule !== '');
-  if (publishers.length > LIMITS.rules) {
-    message.textContent = `Too many publisher rules: ${publishers.length}, the limit is ${LIMITS.rules}. Nothing was computed.`;
+  message.replaceChildren();
+  const tooLong = limitMessage('check') || limitMessage('publishers');
+  if (tooLong !== '') {
+    message.textContent = tooLong;
     return;
   }
-  if (publishers.length === 0) {
+  const entries = entriesOf(fields.publishers.value);
+  if (entries.length > LIMITS.rules) {
+    message.textContent = `Too many publisher rules: ${entries.length}, the limit is ${LIMITS.rules}. Nothing was computed.`;
+    return;
+  }
+  if (entries.length === 0) {
     message.textContent = 'List at least one publisher domain.';
     return;
   }
-  const explanation = explainOrigin(fields.check.value, { publishers });
+  const explanation = explainOrigin(fields.check.value, { publishers: entries.map((entry) => entry.rule) });
   if (explanation.configError) {
-    message.textContent = `The domain list is refused (${explanation.configError.code}): ${visible(explanation.configError.message)}`;
+    message.replaceChildren(...listErrors(entries, `${explanation.configError.code}: ${explanation.configError.message}`));
     return;
   }
-  if (explanation.verdict) output.replaceChildren(verdictList(explanation.verdict, explanation));
+  if (explanation.verdict) output.replaceChildren(...verdictView(explanation.verdict, explanation));
 }
 
 // ---- State in the address, debounced updates, wiring ----
@@ -283,9 +398,9 @@ function loadState(): void {
 }
 
 function renderAll(): void {
-  renderUrls();
-  renderTrace();
   renderCheck();
+  renderTrace();
+  renderUrls();
 }
 
 const timers = new Map<Field, ReturnType<typeof setTimeout>>();
