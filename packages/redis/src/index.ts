@@ -8,10 +8,11 @@
  * @packageDocumentation
  */
 import { AmpCorsError, canonicalDomain, type PublisherSource, prefixForms } from '@ampcors/core';
-import { createClient } from 'redis';
 import { LocalCache } from './local-cache.js';
+import { RespConnection } from './resp-connection.js';
 
 export { LocalCache } from './local-cache.js';
+export { CLOSE_TIMEOUT_MS, CONNECT_TIMEOUT_MS, MAX_REPLY_BYTES, REPLY_DEADLINE_MS } from './resp-connection.js';
 
 /** The few commands the registry sends: any node-redis client (v4+) fits. */
 export interface RedisCommandClient {
@@ -20,7 +21,11 @@ export interface RedisCommandClient {
 
 /** Options of {@link createRedisRegistry}. */
 export interface RedisRegistryOptions {
-  /** A connected client; or give `url` and the registry makes one (offline queue off, reconnecting). */
+  /**
+   * A connected client (node-redis v4+, or anything with `sendCommand`); or
+   * give `url` and the registry opens its own connection (bounded replies,
+   * no offline queue, reconnecting, a `close()` that always returns).
+   */
   readonly client?: RedisCommandClient;
   /** Redis URL, e.g. `redis://127.0.0.1:6379`, used when no `client` is given. */
   readonly url?: string;
@@ -58,7 +63,11 @@ export interface RedisRegistry extends PublisherSource {
   size(): Promise<number>;
   /** Drops the local cache (e.g. after a change made elsewhere must show at once). */
   clearLocalCache(): void;
-  /** Closes the client the registry made itself (not a client you gave it). */
+  /**
+   * Closes the connection the registry opened itself (not a client you gave
+   * it): QUIT, then the socket is destroyed after at most `CLOSE_TIMEOUT_MS`
+   * (500 ms) even when the server never answers. Never rejects.
+   */
   close(): Promise<void>;
 }
 
@@ -83,15 +92,40 @@ for i = 2, #ARGV do
 end
 return removed`;
 
-/** How long a command waits for the first connection, and the socket's connect timeout. */
-const CONNECT_TIMEOUT_MS = 1000;
-
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The reply to HGET of a prefix: nil, or a publisher domain that is already
+ * canonical (what `add` stores). Anything else — another type, a string too
+ * long to be a domain, a name that is not canonical — is refused: a registry
+ * written by someone else (or a hostile server) cannot hand the verifier an
+ * arbitrary string. Replies from the registry's own connection are bounded
+ * (MAX_REPLY_BYTES) before they get here; a client you pass bounds its own.
+ */
+function domainReply(reply: unknown): string | null {
+  if (reply === null) return null;
+  if (typeof reply !== 'string' || reply.length > 253) throw new Error('Redis sent an invalid reply (not a publisher domain)');
+  let canonical: string;
+  try {
+    canonical = canonicalDomain(reply);
+  } catch {
+    throw new Error('Redis sent an invalid reply (not a publisher domain)');
+  }
+  if (canonical !== reply) throw new Error('Redis sent an invalid reply (not a canonical publisher domain)');
+  return reply;
+}
+
+/** The reply to SISMEMBER, SCARD or the scripts: a non-negative integer, or an error. */
+function countReply(reply: unknown): number {
+  const n = typeof reply === 'number' ? reply : typeof reply === 'string' && /^[0-9]{1,16}$/.test(reply) ? Number(reply) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error('Redis sent an invalid reply (not a count)');
+  return n;
 }
 
 function canonicalAll(domains: Iterable<string>): string[] {
@@ -125,36 +159,21 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
   const cacheOnly = options.onUnavailable === 'cache-only';
   const cache = new LocalCache<string | null>(options.cacheSize ?? 10_000, options.now);
 
-  let owned: ReturnType<typeof createClient> | undefined;
+  let owned: RespConnection | undefined;
   let client: RedisCommandClient;
   if (options.client) client = options.client;
   else if (options.url) {
-    owned = createClient({
-      url: options.url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
-    });
-    // A lost connection is reported through failed commands; the client reconnects by itself.
-    owned.on('error', () => {});
-    // connect() stays pending while the client retries, so a command waits
-    // for it only up to the connect timeout: writes (add, remove, load) fail
-    // with a clear error instead of hanging when Redis never answers.
-    const connecting = owned.connect().catch(() => undefined);
-    const c = owned;
-    client = {
-      sendCommand: async <T>(args: ReadonlyArray<string>) => {
-        if (!c.isReady) {
-          await withTimeout(connecting, CONNECT_TIMEOUT_MS).catch(() => undefined);
-          if (!c.isReady) throw new Error(`Redis did not accept a connection within ${CONNECT_TIMEOUT_MS} ms`);
-        }
-        return (await c.sendCommand(args)) as T;
-      },
-    };
+    // Our own connection rather than a general client: every reply is bounded
+    // (MAX_REPLY_BYTES), a silent server is dropped after REPLY_DEADLINE_MS,
+    // and close() returns even when the server never answers QUIT.
+    const connection = new RespConnection(options.url);
+    owned = connection;
+    client = { sendCommand: async <T>(args: ReadonlyArray<string>) => (await connection.send(args)) as T };
   } else {
     throw new AmpCorsError('invalid-option', 'createRedisRegistry needs a client or a url');
   }
 
-  const send = <T>(args: string[]) => withTimeout(client.sendCommand<T>(args), timeoutMs);
+  const send = (args: string[]) => withTimeout(client.sendCommand<unknown>(args), timeoutMs);
 
   /** Asks Redis through the local cache; `key` namespaces the cached answer. */
   const ask = async (key: string, query: () => Promise<string | null>): Promise<string | null> => {
@@ -183,18 +202,18 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
   const addBatch = async (domains: string[]): Promise<number> => {
     const args: string[] = ['EVAL', ADD_SCRIPT, '2', domainsKey, prefixesKey, String(domains.length), ...domains];
     for (const domain of domains) for (const { prefix } of prefixForms(domain)) args.push(prefix, domain);
-    return Number(await client.sendCommand<number>(args));
+    return countReply(await client.sendCommand<unknown>(args));
   };
 
   return {
     async publisherOfPrefix(prefix) {
       // toolbox's prefixes reach 67 octets (it wraps in 0-…-0 after its 63-octet check).
       if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 67) return undefined;
-      return (await ask(`p:${prefix}`, () => send<string | null>(['HGET', prefixesKey, prefix]))) ?? undefined;
+      return (await ask(`p:${prefix}`, async () => domainReply(await send(['HGET', prefixesKey, prefix])))) ?? undefined;
     },
     async hasPublisher(domain) {
       if (typeof domain !== 'string' || domain.length === 0 || domain.length > 253) return false;
-      const answer = await ask(`d:${domain}`, async () => (Number(await send<number>(['SISMEMBER', domainsKey, domain])) === 1 ? domain : null));
+      const answer = await ask(`d:${domain}`, async () => (countReply(await send(['SISMEMBER', domainsKey, domain])) === 1 ? domain : null));
       return answer !== null;
     },
     async add(domains) {
@@ -209,7 +228,7 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
       let removed = 0;
       for (const domain of list) {
         const prefixes = prefixForms(domain).map((f) => f.prefix);
-        removed += Number(await client.sendCommand<number>(['EVAL', REMOVE_SCRIPT, '2', domainsKey, prefixesKey, domain, ...prefixes]));
+        removed += countReply(await client.sendCommand<unknown>(['EVAL', REMOVE_SCRIPT, '2', domainsKey, prefixesKey, domain, ...prefixes]));
       }
       forget(list);
       return removed;
@@ -236,13 +255,13 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
       return added;
     },
     async size() {
-      return Number(await send<number>(['SCARD', domainsKey]));
+      return countReply(await send(['SCARD', domainsKey]));
     },
     clearLocalCache() {
       cache.clear();
     },
     async close() {
-      if (owned) await owned.close().catch(() => undefined);
+      await owned?.close();
     },
   };
 }

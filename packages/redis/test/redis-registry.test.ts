@@ -1,6 +1,7 @@
 // Runs against a real redis-server (Debian's package, installed by the
 // vitest global setup when missing) on a free loopback port, started and stopped by the test.
 import { cacheOrigin, createAsyncVerifier, prefixForms } from '@ampcors/core';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestRedis, type TestRedis } from '../../../test/setup/redis-server.js';
 import { createRedisRegistry, LocalCache, type RedisRegistry } from '../src/index.js';
@@ -161,6 +162,31 @@ describe('Redis registry', () => {
     }
     await expect(r.hasPublisher('example.com')).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(8_000);
+  });
+
+  it('works through a node-redis client you pass (and leaves it open on close)', async () => {
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const r = createRedisRegistry({ client, keyPrefix: 'byo:' });
+      expect(await r.add(['shop.example'])).toBe(1);
+      expect(await r.publisherOfPrefix('shop-example')).toBe('shop.example');
+      expect(await r.hasPublisher('shop.example')).toBe(true);
+      expect(await r.size()).toBe(1);
+      await r.close();
+      expect(client.isReady).toBe(true);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('a url with a database number selects it; a url that is not redis:// is refused', async () => {
+    const r = registry({ url: `redis://127.0.0.1:${redis.port}/3`, keyPrefix: 'db3:' });
+    await r.add(['three.example']);
+    const other = registry({ url: redis.url, keyPrefix: 'db3:' });
+    expect([await r.size(), await other.size()]).toEqual([1, 0]);
+    expect(() => createRedisRegistry({ url: 'http://127.0.0.1:6379' })).toThrow(expect.objectContaining({ code: 'invalid-option' }));
+    expect(() => createRedisRegistry({ url: 'redis://127.0.0.1:6379/x' })).toThrow(expect.objectContaining({ code: 'invalid-option' }));
   });
 
   it('refuses bad input with clear errors', async () => {
