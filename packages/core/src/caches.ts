@@ -45,6 +45,20 @@ export const CACHES: readonly AmpCache[] = Object.freeze([
   }),
 ]);
 
+/**
+ * Most entries a caches list may have. The AMP registry lists 2; a list of
+ * thousands is an attack (issue #14: 8,000 entries stalled a server for 6.6 s),
+ * so a longer one is refused whole.
+ */
+export const MAX_CACHES = 64;
+
+/**
+ * Most bytes of `caches.json` that {@link fetchCaches} reads, after any
+ * `Content-Encoding` is decoded (the real list is under 1 kB). A longer body,
+ * or a `Content-Length` above it, is refused and its download aborted.
+ */
+export const MAX_CACHES_JSON_BYTES = 65_536;
+
 /** Options of {@link validateCaches}. */
 export interface ValidateCachesOptions {
   /**
@@ -69,11 +83,31 @@ function optionalString(entry: Record<string, unknown>, key: string, index: numb
 }
 
 /**
+ * `value` as a canonical domain below a registrable domain (never a public
+ * suffix such as `com` or `github.io`), and its registrable domain.
+ */
+function cacheOperatedDomain(value: string, key: string, index: number): { readonly domain: string; readonly registrable: string } {
+  let domain: string;
+  try {
+    domain = canonicalDomain(value);
+  } catch (error) {
+    throw bad(index, isAmpCorsError(error) ? error.message : `invalid ${key}`);
+  }
+  if (domain !== value) throw bad(index, `${key} ${JSON.stringify(value)} is not canonical (expected ${domain})`);
+  const registrable = getDomain(domain, { allowPrivateDomains: true });
+  if (registrable === null) throw bad(index, `${key} ${JSON.stringify(domain)} is a public suffix`);
+  return { domain, registrable };
+}
+
+/**
  * Checks a caches list (bundled, user-given or fetched) and returns a frozen,
- * canonical copy. Every `cacheDomain` must be a canonical domain that is a
- * registrable domain or below one — never a public suffix such as `com` or
- * `github.io` — and, by default, under a trusted operator. Ids must be unique
- * and so must cache domains; one cache domain may not sit below another.
+ * canonical copy. At most {@link MAX_CACHES} entries. Every `cacheDomain`
+ * (and `updateCacheApiDomainSuffix` and `thirdPartyFrameDomainSuffix` when
+ * given) must be a canonical domain that is a registrable domain or below one
+ * — never a public suffix such as `com` or `github.io` — and every
+ * `cacheDomain`, by default, under a trusted operator. Ids must be unique and
+ * so must cache domains; one cache domain may not sit below another. The work
+ * is linear in the size of the list.
  *
  * @throws AmpCorsError `invalid-cache` naming the first bad entry.
  * @example validateCaches([{ id: 'test', name: 'Test', cacheDomain: 'amp.test.example' }], { trustedOperators: null })
@@ -81,10 +115,16 @@ function optionalString(entry: Record<string, unknown>, key: string, index: numb
 export function validateCaches(list: unknown, options: ValidateCachesOptions = {}): readonly AmpCache[] {
   if (!Array.isArray(list)) throw new AmpCorsError('invalid-cache', 'caches must be an array');
   if (list.length === 0) throw new AmpCorsError('invalid-cache', 'caches must not be empty');
+  if (list.length > MAX_CACHES) {
+    throw new AmpCorsError('invalid-cache', `caches has ${list.length} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`);
+  }
   const trusted = options.trustedOperators === undefined ? defaultOperators() : options.trustedOperators;
   const out: AmpCache[] = [];
   const ids = new Set<string>();
-  list.forEach((raw: unknown, index) => {
+  const domains = new Set<string>();
+  // A for loop, not forEach: a hole in a sparse array is an entry too.
+  for (let index = 0; index < list.length; index += 1) {
+    const raw: unknown = list[index];
     if (typeof raw !== 'object' || raw === null) throw bad(index, 'not an object');
     const entry = raw as Record<string, unknown>;
     const { id, name, cacheDomain } = entry;
@@ -93,36 +133,34 @@ export function validateCaches(list: unknown, options: ValidateCachesOptions = {
     ids.add(id);
     if (typeof name !== 'string') throw bad(index, 'name must be a string');
     if (typeof cacheDomain !== 'string' || cacheDomain.length === 0) throw bad(index, 'cacheDomain must be a non-empty string');
-    let domain: string;
-    try {
-      domain = canonicalDomain(cacheDomain);
-    } catch (error) {
-      throw bad(index, isAmpCorsError(error) ? error.message : 'invalid cacheDomain');
-    }
-    if (domain !== cacheDomain) throw bad(index, `cacheDomain ${JSON.stringify(cacheDomain)} is not canonical (expected ${domain})`);
-    const registrable = getDomain(domain, { allowPrivateDomains: true });
-    if (registrable === null) throw bad(index, `cacheDomain ${JSON.stringify(domain)} is a public suffix`);
+    const { domain, registrable } = cacheOperatedDomain(cacheDomain, 'cacheDomain', index);
     if (trusted !== null && !trusted.includes(registrable)) {
       throw bad(index, `cacheDomain ${JSON.stringify(domain)} is not under a trusted operator (${trusted.join(', ')})`);
     }
-    const cache: AmpCache = { id, name, cacheDomain: domain };
+    if (domains.has(domain)) throw new AmpCorsError('invalid-cache', `cacheDomain ${domain} overlaps ${domain}`);
+    domains.add(domain);
     const docs = optionalString(entry, 'docs', index);
     const update = optionalString(entry, 'updateCacheApiDomainSuffix', index);
     const frame = optionalString(entry, 'thirdPartyFrameDomainSuffix', index);
+    if (update !== undefined) cacheOperatedDomain(update, 'updateCacheApiDomainSuffix', index);
+    if (frame !== undefined) cacheOperatedDomain(frame, 'thirdPartyFrameDomainSuffix', index);
     out.push(
       Object.freeze({
-        ...cache,
+        id,
+        name,
+        cacheDomain: domain,
         ...(docs === undefined ? {} : { docs }),
         ...(update === undefined ? {} : { updateCacheApiDomainSuffix: update }),
         ...(frame === undefined ? {} : { thirdPartyFrameDomainSuffix: frame }),
       }),
     );
-  });
-  for (const a of out) {
-    for (const b of out) {
-      if (a !== b && (a.cacheDomain === b.cacheDomain || a.cacheDomain.endsWith(`.${b.cacheDomain}`))) {
-        throw new AmpCorsError('invalid-cache', `cacheDomain ${a.cacheDomain} overlaps ${b.cacheDomain}`);
-      }
+  }
+  // One cache domain below another: look each ancestor up in the Set (linear
+  // in the total length of the names, not quadratic in the number of caches).
+  for (const domain of domains) {
+    for (let dot = domain.indexOf('.'); dot >= 0; dot = domain.indexOf('.', dot + 1)) {
+      const ancestor = domain.slice(dot + 1);
+      if (domains.has(ancestor)) throw new AmpCorsError('invalid-cache', `cacheDomain ${domain} overlaps ${ancestor}`);
     }
   }
   return Object.freeze(out);
@@ -136,7 +174,11 @@ function defaultOperators(): readonly string[] {
 export interface FetchCachesOptions extends ValidateCachesOptions {
   /** The fetch to use (default: the global `fetch`). */
   readonly fetch?: (input: string, init?: { signal?: AbortSignal; redirect?: 'error' }) => Promise<Response>;
-  /** Give up after this many milliseconds (default 5000). */
+  /**
+   * Give up after this many milliseconds (default 5000, at most 2147483647):
+   * the whole refresh — connection, download, decoding, parsing and
+   * validation — resolves within it.
+   */
   readonly timeoutMs?: number;
   /** Registry URL (default {@link CACHES_URL}). */
   readonly url?: string;
@@ -150,11 +192,56 @@ export type FetchCachesResult =
   | { readonly ok: false; readonly caches: readonly AmpCache[]; readonly error: Error };
 
 /**
+ * The body of `response` as text, read as a stream and cut off, with the
+ * download aborted, past {@link MAX_CACHES_JSON_BYTES} decoded bytes (or when
+ * `Content-Length` announces more). A gzip bomb is never inflated beyond the
+ * cap; an abort of `controller` (the timeout) cancels the read.
+ */
+async function readCapped(response: Response, controller: AbortController): Promise<string> {
+  const tooLarge = (size: string): Error => {
+    controller.abort();
+    return new Error(`caches.json is larger than ${MAX_CACHES_JSON_BYTES} bytes (${size}); the AMP registry is under 1 kB`);
+  };
+  const announced = response.headers?.get('content-length');
+  if (announced !== null && announced !== undefined && Number(announced) > MAX_CACHES_JSON_BYTES) throw tooLarge(`Content-Length ${announced}`);
+  const body = response.body;
+  if (body === null || typeof body?.getReader !== 'function') throw new Error('caches.json answered without a readable body');
+  const reader = body.getReader();
+  const cancel = (): void => void reader.cancel().catch(() => undefined);
+  controller.signal.addEventListener('abort', cancel, { once: true });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!ArrayBuffer.isView(value)) throw new Error('caches.json body is not bytes');
+      size += value.byteLength;
+      if (size > MAX_CACHES_JSON_BYTES) throw tooLarge('decoded');
+      chunks.push(value);
+    }
+  } finally {
+    controller.signal.removeEventListener('abort', cancel);
+    cancel();
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+}
+
+/**
  * Refreshes the registry from the live `caches.json`. Never rejects: on a
- * timeout, a network error, a non-200 answer, invalid JSON or any entry that
- * fails {@link validateCaches}, it resolves to the `fallback` (the last good
- * list) with the error, so verification never breaks or widens because of
- * the network.
+ * timeout, a network error, a non-200 answer, a body over
+ * {@link MAX_CACHES_JSON_BYTES}, invalid UTF-8 or JSON, more than
+ * {@link MAX_CACHES} entries or any entry that fails {@link validateCaches},
+ * it resolves to the `fallback` (the last good list) with the error, so
+ * verification never breaks or widens because of the network. The whole
+ * refresh is bounded by `timeoutMs`: a result that would come later is a
+ * timeout.
  *
  * @example const { caches } = await fetchCaches({ timeoutMs: 2000 });
  */
@@ -164,24 +251,36 @@ export async function fetchCaches(options: FetchCachesOptions = {}): Promise<Fet
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
+    if (typeof timeoutMs !== 'number' || !(timeoutMs > 0 && timeoutMs <= 2_147_483_647)) {
+      throw new AmpCorsError('invalid-option', `timeoutMs must be a number of milliseconds from 1 to 2147483647, not ${String(timeoutMs)}`);
+    }
     const doFetch = options.fetch ?? globalThis.fetch;
     if (typeof doFetch !== 'function') throw new Error('no fetch available in this runtime');
+    const timedOut = (): Error => new Error(`caches.json fetch timed out after ${timeoutMs} ms`);
+    const deadline = Date.now() + timeoutMs;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        reject(timedOut());
         controller.abort();
-        reject(new Error(`caches.json fetch timed out after ${timeoutMs} ms`));
       }, timeoutMs);
     });
-    const body = await Promise.race([
-      (async () => {
-        const response = await doFetch(options.url ?? CACHES_URL, { signal: controller.signal, redirect: 'error' });
-        if (response.status !== 200) throw new Error(`caches.json answered HTTP ${response.status}`);
-        return (await response.json()) as unknown;
-      })(),
-      timeout,
-    ]);
-    const list = typeof body === 'object' && body !== null && 'caches' in body ? (body as { caches: unknown }).caches : undefined;
-    const caches = validateCaches(list, options);
+    // 1. Download (capped), 2. decode and parse, 3. validate: all inside the race.
+    const refresh = async (): Promise<readonly AmpCache[]> => {
+      const response = await doFetch(options.url ?? CACHES_URL, { signal: controller.signal, redirect: 'error' });
+      if (typeof response !== 'object' || response === null) throw new Error('caches.json fetch gave no response');
+      if (response.status !== 200) {
+        void response.body?.cancel().catch(() => undefined);
+        throw new Error(`caches.json answered HTTP ${response.status}`);
+      }
+      const body: unknown = JSON.parse(await readCapped(response, controller));
+      const list = typeof body === 'object' && body !== null && 'caches' in body ? (body as { caches: unknown }).caches : undefined;
+      const caches = validateCaches(list, options);
+      // Parsing and validation are synchronous and bounded; still, a list
+      // validated after the deadline is too late.
+      if (Date.now() > deadline) throw timedOut();
+      return caches;
+    };
+    const caches = await Promise.race([refresh(), timeout]);
     return { ok: true, caches };
   } catch (error) {
     return { ok: false, caches: fallback, error: error instanceof Error ? error : new Error(String(error)) };

@@ -1,7 +1,8 @@
-import { getDomain } from 'tldts';
+import { parse } from 'tldts';
 import type { AmpCache } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
-import { AmpCorsError, isAmpCorsError } from './errors.js';
+import { AmpCorsError, type AmpCorsErrorCode, isAmpCorsError } from './errors.js';
+import { PSL_ANCESTORS } from './psl-ancestors.js';
 
 /** Publisher rules after validation: exact domains and wildcard bases, canonical ASCII. */
 export interface PublisherRules {
@@ -11,44 +12,208 @@ export interface PublisherRules {
   readonly wildcard: ReadonlySet<string>;
 }
 
-function coversCache(domain: string, wildcard: boolean, caches: readonly AmpCache[]): AmpCache | undefined {
-  return caches.find(
-    (cache) =>
-      domain === cache.cacheDomain ||
-      domain.endsWith(`.${cache.cacheDomain}`) ||
-      (wildcard && cache.cacheDomain.endsWith(`.${domain}`)),
-  );
+/** One refused entry: the error code and the sentence that explains it. */
+interface Problem {
+  readonly code: AmpCorsErrorCode;
+  readonly text: string;
+}
+
+const PSL_OPTIONS = { allowPrivateDomains: true } as const;
+
+/** What was typed, quoted (control characters escaped) and cut to 100 characters. */
+function quote(entry: string): string {
+  return JSON.stringify(entry.length > 100 ? `${entry.slice(0, 100)}…` : entry);
+}
+
+/** `(Public Suffix List, private section)` for a name that is a public suffix, per tldts. */
+function listOf(suffix: string): string {
+  // A `*` label stands for any label: ask about a name it matches.
+  const probe = suffix.replace(/^\*(?=\.)/, 'x');
+  const result = parse(probe, PSL_OPTIONS);
+  if (result.publicSuffix !== probe || (!result.isIcann && !result.isPrivate)) return 'Public Suffix List';
+  return `Public Suffix List, ${result.isPrivate ? 'private' : 'ICANN'} section`;
+}
+
+let ancestors: Map<string, string> | undefined;
+
+/**
+ * The public suffix lying strictly under `domain`, if any (`amazonaws.com` →
+ * `s3.amazonaws.com`; `kawasaki.jp` → `*.kawasaki.jp`): from the data derived
+ * from tldts's list at build time (src/psl-ancestors.ts), since tldts has no
+ * API that lists the rules under a name.
+ */
+function suffixUnder(domain: string): string | undefined {
+  if (ancestors === undefined) {
+    ancestors = new Map();
+    for (const pair of PSL_ANCESTORS.split(' ')) {
+      const slash = pair.indexOf('/');
+      ancestors.set(pair.slice(0, slash), pair.slice(slash + 1));
+    }
+  }
+  const labels = ancestors.get(domain);
+  return labels === undefined ? undefined : `${labels}.${domain}`;
+}
+
+/** A cache-operated domain no rule may reach, with what it serves. */
+interface Guarded {
+  readonly domain: string;
+  readonly what: string;
+}
+
+/**
+ * Every cache-operated domain (`cacheDomain`, `updateCacheApiDomainSuffix`,
+ * `thirdPartyFrameDomainSuffix`) by name, and by each of its ancestors: one map
+ * look-up per label of a rule, whatever the number of caches.
+ */
+function guardIndex(caches: readonly AmpCache[]): { readonly at: Map<string, Guarded>; readonly above: Map<string, Guarded> } {
+  const at = new Map<string, Guarded>();
+  const above = new Map<string, Guarded>();
+  const add = (domain: string | undefined, what: string): void => {
+    if (domain === undefined || at.has(domain)) return;
+    const guarded = { domain, what };
+    at.set(domain, guarded);
+    for (let dot = domain.indexOf('.'); dot >= 0; dot = domain.indexOf('.', dot + 1)) {
+      const ancestor = domain.slice(dot + 1);
+      if (!above.has(ancestor)) above.set(ancestor, guarded);
+    }
+  };
+  for (const cache of caches) {
+    add(cache.cacheDomain, `${cache.name} domain ${cache.cacheDomain}, where every publisher's cache documents are served`);
+    add(cache.thirdPartyFrameDomainSuffix, `${cache.name} third-party frame domain ${cache.thirdPartyFrameDomainSuffix}, which serves anyone's iframes`);
+    add(cache.updateCacheApiDomainSuffix, `${cache.name} update-cache API domain ${cache.updateCacheApiDomainSuffix}`);
+  }
+  return { at, above };
+}
+
+/** The guarded domain that `domain` is, or lies under. */
+function guardOf(domain: string, at: ReadonlyMap<string, Guarded>): Guarded | undefined {
+  let name = domain;
+  for (;;) {
+    const guarded = at.get(name);
+    if (guarded !== undefined) return guarded;
+    const dot = name.indexOf('.');
+    if (dot < 0) return undefined;
+    name = name.slice(dot + 1);
+  }
+}
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const IPV4 = /^[0-9]+(?:\.[0-9]+){0,3}$/;
+
+/**
+ * A hint for entries that are not domains at all: a URL, a host with a port,
+ * `localhost`, an IP address. They belong in `origins`, which lists exact
+ * origins; `publishers` lists domains whose cache origins are trusted.
+ */
+function notADomain(entry: string): string | undefined {
+  const bare = entry.startsWith('*.') ? entry.slice(2) : entry;
+  if (SCHEME.test(bare) || bare.includes('/')) {
+    let url: URL | undefined;
+    try {
+      url = new URL(bare);
+    } catch {
+      url = undefined;
+    }
+    const domain = url?.hostname ? `, such as ${JSON.stringify(url.hostname)}` : '';
+    const origin = url?.hostname && url.origin !== 'null' ? url.origin : 'https://www.example.com';
+    return `${quote(entry)} is a URL; publishers takes a domain${domain}, not a URL — origins go in \`origins\`: origins: [${JSON.stringify(origin)}]`;
+  }
+  const port = /:([0-9]*)$/.exec(bare);
+  const host = (port === null ? bare : bare.slice(0, port.index)).replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    return `${quote(entry)} is a local development host, not a publisher domain — list its origin in \`origins\`: origins: [${JSON.stringify(`http://localhost:${port?.[1] || '3000'}`)}]`;
+  }
+  if (IPV4.test(host) || bare.startsWith('[') || host.includes(':')) {
+    const ip = IPV4.test(host) ? host : '127.0.0.1';
+    return `${quote(entry)} is an IP address, not a domain — list the origin in \`origins\`: origins: [${JSON.stringify(`http://${ip}:${port?.[1] || '3000'}`)}]`;
+  }
+  if (port !== null) {
+    return `${quote(entry)} has a port; publishers takes a domain — origins with a port go in \`origins\`: origins: [${JSON.stringify(`https://${host}:${port[1] || '8443'}`.slice(0, 120))}]`;
+  }
+  return undefined;
+}
+
+/** Why `entry` may not be a rule, or undefined when it may (its canonical domain then in `out`). */
+function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: { domain: string; wildcard: boolean }): Problem | undefined {
+  if (typeof entry !== 'string') return { code: 'invalid-domain', text: `${String(entry).slice(0, 100)} is not a string` };
+  const hint = notADomain(entry);
+  if (hint !== undefined) return { code: 'invalid-domain', text: hint };
+  const wildcard = entry.startsWith('*.');
+  let domain: string;
+  try {
+    domain = canonicalDomain(wildcard ? entry.slice(2) : entry);
+  } catch (error) {
+    const why = isAmpCorsError(error) ? error.message : String(error);
+    // canonicalDomain quotes the base; a wildcard is quoted as typed too.
+    return { code: 'invalid-domain', text: wildcard ? `${quote(entry)}: ${why}` : why };
+  }
+  // 1. The rule's own name is a public suffix (`co.uk`, `*.github.io`), or a
+  //    single label that has no registrable domain (`*.com`).
+  const psl = parse(domain, PSL_OPTIONS);
+  if (psl.domain === null || psl.publicSuffix === domain) {
+    const text =
+      wildcard
+        ? `${quote(entry)} would trust every domain under the public suffix ${domain} (${listOf(domain)}), which anyone can register`
+        : `${quote(entry)} is a public suffix (${listOf(domain)}), not a publisher's domain; a rule may not cover every domain under it`;
+    return { code: 'public-suffix-rule', text };
+  }
+  // 2. The rule is a cache-operated domain or under one (exact or wildcard),
+  //    or, as a wildcard, covers one.
+  const guarded = guardOf(domain, guards.at) ?? (wildcard ? guards.above.get(domain) : undefined);
+  if (guarded !== undefined) return { code: 'publisher-covers-cache', text: `${quote(entry)} covers the ${guarded.what}` };
+  // 3. A wildcard over a name with public suffixes under it (`*.amazonaws.com`
+  //    covers `s3.amazonaws.com`, where anyone can create a bucket).
+  const under = wildcard ? suffixUnder(domain) : undefined;
+  if (under !== undefined) {
+    return {
+      code: 'public-suffix-rule',
+      text: `${quote(entry)} would trust other people's sites: the public suffix ${under} (${listOf(under)}) lies under ${domain}, and anyone can register a name there — list your own domains exactly, or a wildcard on a domain you control`,
+    };
+  }
+  out.domain = domain;
+  out.wildcard = wildcard;
+  return undefined;
 }
 
 /**
  * Validates the `publishers` option: each entry is a domain (`example.com`,
  * trusted exactly) or `*.` + a domain (the domain and all its subdomains).
  * Refused at construction (SPEC §5, "an allow rule never covers a public
- * suffix"): a rule on a public suffix, ICANN or private (`co.uk`,
- * `*.github.io`), and a rule covering a cache domain (it would trust every
- * publisher's cache origin).
+ * suffix, nor has one at or below its base"):
+ * - a rule on a public suffix of the Public Suffix List, ICANN or private
+ *   section (`co.uk`, `*.github.io`);
+ * - a wildcard with a public suffix under its base (`*.amazonaws.com`:
+ *   `s3.amazonaws.com`; `*.fastly.net`: `map.fastly.net`);
+ * - a rule at or under a cache's `cacheDomain`, `thirdPartyFrameDomainSuffix`
+ *   or `updateCacheApiDomainSuffix`, or a wildcard above one (`*.ampproject.net`,
+ *   the Google cache's third-party frame domain);
+ * - what is not a domain: a URL, a host with a port, `localhost`, an IP
+ *   address, with a pointer to the `origins` option.
+ * Every refused entry is reported at once, each quoted as typed.
  *
- * @throws AmpCorsError `invalid-domain`, `public-suffix-rule` or `publisher-covers-cache`.
+ * @throws AmpCorsError `invalid-option` when `publishers` is not an array;
+ *   otherwise `invalid-domain`, `public-suffix-rule` or `publisher-covers-cache`
+ *   (the code of the first refused entry), the message listing each.
  */
 export function parsePublisherRules(publishers: readonly string[], caches: readonly AmpCache[]): PublisherRules {
   if (!Array.isArray(publishers)) throw new AmpCorsError('invalid-option', 'publishers must be an array of domains');
+  const guards = guardIndex(caches);
   const exact = new Set<string>();
   const wildcard = new Set<string>();
-  for (const entry of publishers) {
-    if (typeof entry !== 'string') throw new AmpCorsError('invalid-domain', `publishers: ${String(entry)} is not a string`);
-    const isWildcard = entry.startsWith('*.');
-    let domain: string;
-    try {
-      domain = canonicalDomain(isWildcard ? entry.slice(2) : entry);
-    } catch (error) {
-      throw new AmpCorsError('invalid-domain', `publishers: ${isAmpCorsError(error) ? error.message : String(error)}`);
-    }
-    if (getDomain(domain, { allowPrivateDomains: true }) === null) {
-      throw new AmpCorsError('public-suffix-rule', `publishers: ${entry} is a public suffix; a rule may not cover every domain under it`);
-    }
-    const cache = coversCache(domain, isWildcard, caches);
-    if (cache) throw new AmpCorsError('publisher-covers-cache', `publishers: ${entry} covers the ${cache.name} domain ${cache.cacheDomain}`);
-    (isWildcard ? wildcard : exact).add(domain);
+  const problems: Problem[] = [];
+  const out = { domain: '', wildcard: false };
+  for (const entry of publishers as readonly unknown[]) {
+    const problem = problemOf(entry, guards, out);
+    if (problem !== undefined) problems.push(problem);
+    else (out.wildcard ? wildcard : exact).add(out.domain);
+  }
+  const [first] = problems;
+  if (first !== undefined) {
+    const message =
+      problems.length === 1
+        ? `publishers: ${first.text}`
+        : `publishers: ${problems.length} entries are refused:\n${problems.map((problem) => `  - ${problem.text}`).join('\n')}`;
+    throw new AmpCorsError(first.code, message);
   }
   return { exact, wildcard };
 }
