@@ -17,7 +17,8 @@ import {
   sha256Utf8,
   validateCaches,
 } from '@ampcors/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { MAX_CACHES, MAX_CACHES_JSON_BYTES } from '../../packages/core/src/caches.js';
 import { errorOf } from './ampcors-error.js';
 
 const json = (body: unknown, status = 200) => async () => new Response(JSON.stringify(body), { status });
@@ -186,6 +187,155 @@ describe('fetchCaches', () => {
     } finally {
       globalThis.fetch = saved;
     }
+  });
+});
+
+describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
+  const many = (count: number) => Array.from({ length: count }, (_, i) => entry({ id: `c${i}`, cacheDomain: `c${i}.example.net` }));
+  it(`accepts ${MAX_CACHES} entries and refuses ${MAX_CACHES + 1}, before looking at any entry`, () => {
+    expect(validateCaches(many(MAX_CACHES), { trustedOperators: null })).toHaveLength(MAX_CACHES);
+    const error = errorOf(() => validateCaches([...many(MAX_CACHES), null], { trustedOperators: null }));
+    expect(error.code).toBe('invalid-cache');
+    expect(error.message).toBe(`caches has ${MAX_CACHES + 1} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`);
+  });
+  it('a hole in a sparse array is an entry, not skipped', () => {
+    const sparse: unknown[] = [entry()];
+    sparse[2] = entry({ id: 'y', cacheDomain: 'other.example.net' });
+    expect(errorOf(() => validateCaches(sparse, { trustedOperators: null })).message).toBe('caches[1]: not an object');
+  });
+  it('finds an overlap wherever it is in the list (a Set of names, each ancestor looked up)', () => {
+    const list = many(MAX_CACHES - 1);
+    expect(errorOf(() => validateCaches([...list, entry({ id: 'deep', cacheDomain: 'a.b.c7.example.net' })], { trustedOperators: null })).message).toBe(
+      'cacheDomain a.b.c7.example.net overlaps c7.example.net',
+    );
+    expect(errorOf(() => validateCaches([entry({ id: 'top', cacheDomain: 'example.net' }), ...list], { trustedOperators: null })).message).toBe(
+      'cacheDomain c0.example.net overlaps example.net',
+    );
+    expect(errorOf(() => validateCaches([...list, entry({ id: 'again', cacheDomain: 'c3.example.net' })], { trustedOperators: null })).message).toBe(
+      'cacheDomain c3.example.net overlaps c3.example.net',
+    );
+  });
+  it('the frame and update-cache domains must be canonical domains below a registrable domain (publisher rules are checked against them)', () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ thirdPartyFrameDomainSuffix: 'net' }, /^caches\[0\]: thirdPartyFrameDomainSuffix "net" is a public suffix$/],
+      [{ thirdPartyFrameDomainSuffix: 'github.io' }, /^caches\[0\]: thirdPartyFrameDomainSuffix "github\.io" is a public suffix$/],
+      [{ thirdPartyFrameDomainSuffix: 'Frames.example.net' }, /^caches\[0\]: thirdPartyFrameDomainSuffix "Frames\.example\.net" is not canonical \(expected frames\.example\.net\)$/],
+      [{ updateCacheApiDomainSuffix: 'co.uk' }, /^caches\[0\]: updateCacheApiDomainSuffix "co\.uk" is a public suffix$/],
+      [{ updateCacheApiDomainSuffix: 'a..b' }, /^caches\[0\]: Invalid domain "a\.\.b": empty label$/],
+    ];
+    for (const [extra, message] of cases) {
+      const error = errorOf(() => validateCaches([entry(extra)], { trustedOperators: null }));
+      expect(error.code).toBe('invalid-cache');
+      expect(error.message).toMatch(message);
+    }
+  });
+});
+
+describe('fetchCaches: the body is read capped, and the whole refresh is bounded (issue 14 items 6 and 7)', () => {
+  const LIVE = JSON.stringify({ caches: CACHES.map((c) => ({ ...c })) });
+  /** A Response whose body never ends: 16 kB chunks on every pull, and a record of its cancellation. */
+  const endless = (chunk: unknown = new Uint8Array(16 * 1024).fill(0x20)) => {
+    const state = { pulled: 0, cancelled: false };
+    const body = new ReadableStream({
+      pull(controller) {
+        state.pulled += 1;
+        controller.enqueue(chunk);
+      },
+      cancel() {
+        state.cancelled = true;
+      },
+    });
+    return { state, response: new Response(body, { status: 200 }) };
+  };
+  it('an endless body stops after the cap: the download is aborted and the stream cancelled', async () => {
+    const { state, response } = endless();
+    let signal: AbortSignal | undefined;
+    const result = await fetchCaches({
+      timeoutMs: 60_000,
+      fetch: async (_, init) => {
+        signal = init?.signal;
+        return response;
+      },
+    });
+    expect(!result.ok && result.error.message).toBe(`caches.json is larger than ${MAX_CACHES_JSON_BYTES} bytes (decoded); the AMP registry is under 1 kB`);
+    expect(result.caches).toBe(CACHES);
+    expect(state.pulled * 16 * 1024).toBeLessThanOrEqual(MAX_CACHES_JSON_BYTES + 3 * 16 * 1024);
+    expect(signal?.aborted).toBe(true);
+    expect(state.cancelled).toBe(true);
+  });
+  it('a body of exactly the cap is read; one byte more is refused', async () => {
+    const padded = (size: number) => LIVE.slice(0, -1) + ' '.repeat(size - LIVE.length) + '}';
+    expect((await fetchCaches({ fetch: async () => new Response(padded(MAX_CACHES_JSON_BYTES)) })).ok).toBe(true);
+    const over = await fetchCaches({ fetch: async () => new Response(padded(MAX_CACHES_JSON_BYTES + 1)) });
+    expect(!over.ok && over.error.message).toMatch(/^caches\.json is larger than 65536 bytes \(decoded\)/);
+  });
+  it('a Content-Length over the cap is refused before the body is read', async () => {
+    const { state, response } = endless();
+    response.headers.set('content-length', String(MAX_CACHES_JSON_BYTES + 1));
+    const result = await fetchCaches({ fetch: async () => response });
+    expect(!result.ok && result.error.message).toBe(`caches.json is larger than ${MAX_CACHES_JSON_BYTES} bytes (Content-Length ${MAX_CACHES_JSON_BYTES + 1}); the AMP registry is under 1 kB`);
+    expect(state.pulled).toBeLessThanOrEqual(1); // a ReadableStream may pull once on its own; nothing is read
+  });
+  it('a body that is not bytes, not UTF-8, or missing is refused', async () => {
+    const notBytes = await fetchCaches({ fetch: async () => endless('text chunk').response });
+    expect(!notBytes.ok && notBytes.error.message).toBe('caches.json body is not bytes');
+    const latin1 = await fetchCaches({ fetch: async () => new Response(new Uint8Array([0x7b, 0xff, 0x7d])) });
+    expect(latin1.ok).toBe(false);
+    expect(!latin1.ok && latin1.error).toBeInstanceOf(TypeError);
+    const bodiless = await fetchCaches({ fetch: async () => ({ status: 200, body: null, headers: new Headers() }) as unknown as Response });
+    expect(!bodiless.ok && bodiless.error.message).toBe('caches.json answered without a readable body');
+  });
+  it('a non-200 answer\'s body is released, not read', async () => {
+    const { state, response } = endless();
+    const unread = new Response(response.body, { status: 503 });
+    const result = await fetchCaches({ fetch: async () => unread });
+    expect(!result.ok && result.error.message).toBe('caches.json answered HTTP 503');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(state.cancelled).toBe(true);
+  });
+  it('on timeout, a body stream that ignores the abort signal is cancelled', async () => {
+    const state = { cancelled: false };
+    const stalled = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"caches":['));
+      },
+      pull: () => new Promise<void>(() => {}),
+      cancel() {
+        state.cancelled = true;
+      },
+    });
+    const result = await fetchCaches({ timeoutMs: 30, fetch: async () => new Response(stalled) });
+    expect(!result.ok && result.error.message).toBe('caches.json fetch timed out after 30 ms');
+    expect(state.cancelled).toBe(true);
+  });
+  it('a list validated after the deadline is a timeout, not a late success', async () => {
+    const real = Date.now();
+    const now = vi.spyOn(Date, 'now');
+    // The deadline is computed from the first reading; every later reading is past it.
+    now.mockReturnValueOnce(real).mockReturnValue(real + 1001);
+    try {
+      const result = await fetchCaches({ timeoutMs: 1000, fallback: [CACHES[1]!], fetch: async () => new Response(LIVE) });
+      expect(!result.ok && result.error.message).toBe('caches.json fetch timed out after 1000 ms');
+      expect(result.caches).toEqual([CACHES[1]]);
+    } finally {
+      now.mockRestore();
+    }
+  });
+  it('refuses a timeout that is not a usable number of milliseconds, without fetching', async () => {
+    let asked = 0;
+    for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, '100']) {
+      const result = await fetchCaches({
+        timeoutMs: timeoutMs as number,
+        fetch: async () => {
+          asked += 1;
+          return new Response(LIVE);
+        },
+      });
+      expect(result.ok, String(timeoutMs)).toBe(false);
+      expect(!result.ok && isAmpCorsError(result.error) && result.error.code).toBe('invalid-option');
+    }
+    expect(asked).toBe(0);
+    expect((await fetchCaches({ timeoutMs: 2 ** 31 - 1, fetch: async () => new Response(LIVE) })).ok).toBe(true);
   });
 });
 
