@@ -1,6 +1,7 @@
 import type { AmpCache } from './caches.js';
 import { type CorsOptions, type CorsPlan, type CorsRequest, type NormalizedCorsOptions, normalizeCorsOptions, planCors, verifyContextOf } from './cors-response.js';
 import { AmpCorsError } from './errors.js';
+import { guardOriginFunction, type OriginAsk, type OriginFunctionSource } from './legacy-origin-option.js';
 import { createVerifier, type Verdict, type VerifyContext } from './verifier.js';
 
 /**
@@ -52,6 +53,19 @@ export interface CorsPolicy {
    * Promise. May throw or reject when a custom source does.
    */
   decide(request: CorsRequest, extra?: VerdictSource | null, options?: NormalizedCorsOptions): CorsDecision | Promise<CorsDecision>;
+  /**
+   * Guards an adapter's drop-in origin function (see `guardOriginFunction`
+   * in legacy-origin-option.ts): with credentials, a function that allows
+   * an origin no configuration names is refused like `origin: true`, at
+   * construction when it answers synchronously, and no per-request answer
+   * pairs credentials with an origin the function did not choose. Returns
+   * a factory of per-request sources to pass to {@link decide} as `extra`.
+   *
+   * @param probe - asks the function about an origin outside any request
+   * @param credentials - whether responses may carry credentials (default: the policy's)
+   * @throws AmpCorsError `unsafe-configuration` for a function that allows every origin, with credentials
+   */
+  guardOriginFunction(probe: OriginAsk, credentials?: boolean): OriginFunctionSource;
 }
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
@@ -112,7 +126,7 @@ export function createCorsPolicy(config: AmpCorsConfig, hasOriginOption = false)
     return finish(first as Verdict);
   };
 
-  return { verifier, options, decide };
+  return { verifier, options, decide, guardOriginFunction: (probe, credentials = options.credentials) => guardOriginFunction(probe, credentials) };
 }
 
 async function continueAsync(

@@ -2,6 +2,66 @@ import { AmpCorsError } from './errors.js';
 import { parseOrigin } from './origin-header.js';
 import type { DenyReason, Verdict, VerifyContext } from './verifier.js';
 
+// ---------------------------------------------------------------------------
+// Canaries: origins no configuration can name (issue #14 item 3).
+
+/** Random lowercase letters (letters only, so that a `[a-z.]+` pattern matches them as it would a real host). */
+function randomLetters(count: number): string {
+  const bytes = new Uint8Array(count);
+  const crypto = (globalThis as { crypto?: { getRandomValues?(array: Uint8Array): Uint8Array } }).crypto;
+  if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes);
+  else for (let i = 0; i < count; i++) bytes[i] = Math.floor(Math.random() * 256);
+  let out = '';
+  for (const byte of bytes) out += String.fromCharCode(97 + (byte % 26));
+  return out;
+}
+
+/** A host label drawn once per process: no configuration, file or allow-list can contain it. */
+const CANARY_LABEL = `ampcorscanary${randomLetters(12)}`;
+
+/**
+ * The hosts of the canary origins: the reserved `.invalid` TLD, a generic
+ * TLD, and an AMP cache (a pattern over `*.cdn.ampproject.org` trusts every
+ * AMP page in the world, the classic AMP CORS mistake).
+ */
+const CANARY_HOSTS: readonly string[] = [`${CANARY_LABEL}.invalid`, `${CANARY_LABEL}.com`, `${CANARY_LABEL}.cdn.ampproject.org`, `www.${CANARY_LABEL}.org`];
+
+/**
+ * The canary origins an origin option is asked about at construction: every
+ * host of {@link CANARY_HOSTS} over `https`, plus `http` and a port. An
+ * option that allows any of them allows origins its author never named,
+ * that is, every origin for practical purposes.
+ */
+const CANARIES: readonly string[] = [...CANARY_HOSTS.map((host) => `https://${host}`), `http://${CANARY_LABEL}.invalid`, `https://${CANARY_LABEL}.invalid:8443`];
+
+let canaryTurn = 0;
+
+/**
+ * A canary origin shaped like `origin` (same scheme and port), its host taken
+ * in turn from {@link CANARY_HOSTS}: what a per-request answer is checked
+ * against (a function allowing every `https` origin, or every origin on one
+ * port, allows it too).
+ */
+function canaryLike(origin: string): string {
+  const parsed = parseOrigin(origin);
+  canaryTurn = (canaryTurn + 1) % CANARY_HOSTS.length;
+  const host = CANARY_HOSTS[canaryTurn] as string;
+  if (!parsed.ok) return `https://${host}`;
+  return `${parsed.scheme}://${host}${parsed.port === null ? '' : `:${parsed.port}`}`;
+}
+
+/** The one refusal of an option that allows any origin, with credentials (the same for `true`, `'*'`, a RegExp and a function). */
+function anyOriginWithCredentials(what: string): AmpCorsError {
+  return new AmpCorsError(
+    'unsafe-configuration',
+    `${what} together with credentials lets every site read credentialed responses; list the trusted origins or set credentials: false`,
+  );
+}
+
+function canaryNote(canary: string): string {
+  return `it allowed ${canary}, an origin no configuration names`;
+}
+
 /**
  * The `origin` option of the `cors` and `@koa/cors` packages, as data: an
  * exact origin, `'*'`, a RegExp, `true` (any origin), `false` (none), or an
@@ -31,6 +91,13 @@ export type OriginMatcher = (origin: string) => boolean;
  * alternate between allow and deny. Strings must be canonical origins (a
  * trailing slash or uppercase would never match a browser's `Origin`).
  *
+ * With credentials, an option that allows any origin is refused: `true`
+ * (unless it is a per-request answer, see {@link OriginOptionMode}), `'*'`,
+ * and a RegExp that matches one of the canary origins (random hosts under
+ * `.invalid`, `.com`, `.org` and the AMP cache, over `https`, `http` and a
+ * port): a pattern whose source is `.*`, `^https:` or `\.com$` trusts
+ * origins its author never named.
+ *
  * @throws AmpCorsError `unsafe-configuration` for any-origin with
  * credentials, `invalid-origin` for a string that is no canonical origin,
  * `invalid-option` for other values.
@@ -43,10 +110,7 @@ export function compileOriginOption(option: OriginOption, mode: OriginOptionMode
   for (const item of items) {
     if (item === true || item === '*') {
       if (mode.credentials && (item === '*' || !mode.perRequest)) {
-        throw new AmpCorsError(
-          'unsafe-configuration',
-          `origin ${item === '*' ? "'*'" : 'true (reflect any origin)'} together with credentials lets every site read credentialed responses; list the trusted origins or set credentials: false`,
-        );
+        throw anyOriginWithCredentials(`origin ${item === '*' ? "'*'" : 'true (reflect any origin)'}`);
       }
       any = true;
     } else if (item === false) {
@@ -56,7 +120,11 @@ export function compileOriginOption(option: OriginOption, mode: OriginOptionMode
       if (!parsed.ok) throw new AmpCorsError('invalid-origin', `origin ${JSON.stringify(item.slice(0, 80))} is not a canonical origin (${parsed.reason})`);
       exact.add(item);
     } else if (item instanceof RegExp) {
-      patterns.push(item.global || item.sticky ? new RegExp(item.source, item.flags.replace(/[gy]/g, '')) : item);
+      const pattern = item.global || item.sticky ? new RegExp(item.source, item.flags.replace(/[gy]/g, '')) : item;
+      // A pattern that matches a canary matches origins nobody named (`.*`, `^https:`, `\.com$`): with credentials, refused like `true`.
+      const canary = mode.credentials ? CANARIES.find((origin) => pattern.test(origin)) : undefined;
+      if (canary !== undefined) throw anyOriginWithCredentials(`origin ${String(item).slice(0, 80)} (${canaryNote(canary)})`);
+      patterns.push(pattern);
     } else {
       throw new AmpCorsError('invalid-option', 'origin must be a string, a RegExp, a boolean or an array of strings and RegExps');
     }
@@ -89,4 +157,146 @@ export function judgeWithOriginMatcher(matcher: OriginMatcher, origin: string | 
   if (!parsed.ok) return denied(origin, parsed.reason, parsed.detail);
   if (!matcher(origin)) return denied(origin, 'unknown-origin', 'not allowed by the origin option');
   return { allowed: true, origin, via: 'publisher', reason: 'publisher-origin', ...extra };
+}
+
+// ---------------------------------------------------------------------------
+// Origin functions (issue #14 item 3).
+
+/**
+ * Asks a drop-in origin function about one origin (the adapter's wrapper of
+ * `cors`'s `origin(origin, callback)` or `@koa/cors`'s `origin(ctx)`): returns
+ * the function's answer as an {@link OriginOption} (`false` or `undefined`
+ * for none), or a Promise of it; may throw.
+ */
+export type OriginAsk = (origin: string) => unknown;
+
+/** What {@link guardOriginFunction} returns: a source of verdicts for one request (a VerdictSource of cors-policy.ts). */
+export type OriginFunctionSource = (ask?: OriginAsk, withCredentials?: boolean) => {
+  verify(origin: string | null | undefined, context?: VerifyContext): Verdict | Promise<Verdict>;
+};
+
+/** How long a canary or `__amp_source_origin` question may take before it counts as "not allowed". */
+const QUESTION_TIMEOUT_MS = 2000;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** Continues with a value now, or once its Promise settles (synchronous answers stay synchronous). */
+function then<A, B>(value: A | PromiseLike<A>, next: (settled: A) => B | Promise<B>): B | Promise<B> {
+  return isThenable(value) ? Promise.resolve(value).then(next) : next(value as A);
+}
+
+/** Whether an answer allows `origin`, read as the `cors` package reads it; a malformed answer allows nothing. */
+function answerAllows(answer: unknown, origin: string): boolean {
+  try {
+    return compileOriginOption((answer ?? false) as OriginOption, { credentials: false })(origin);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Asks about `origin` with a bound: true only when the function answered
+ * within {@link QUESTION_TIMEOUT_MS} that `origin` is allowed. A throw, a
+ * rejection or silence is "not allowed"; nothing waits longer than the bound.
+ */
+function allowsWithin(ask: OriginAsk, origin: string): boolean | Promise<boolean> {
+  let answer: unknown;
+  try {
+    answer = ask(origin);
+  } catch {
+    return false;
+  }
+  if (!isThenable(answer)) return answerAllows(answer, origin);
+  const pending = answer;
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), QUESTION_TIMEOUT_MS);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(answerAllows(value, origin));
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
+  });
+}
+
+const NOTHING: OriginMatcher = () => false;
+
+/**
+ * Guards a drop-in origin function, so that a function allowing every origin
+ * is treated like `origin: true` (refused with credentials) and no answer
+ * pairs credentials with an origin the function did not choose:
+ *
+ * 1. At construction, with credentials, `probe` is asked about every canary
+ *    origin (origins no configuration can name). An answer allowing one —
+ *    `true`, `'*'`, the canary itself, a pattern matching it — refuses the
+ *    configuration with the error of `true` + credentials: thrown here when
+ *    the function answered synchronously; when it answers later (callback,
+ *    Promise), every request from then on fails with that error. Each
+ *    question is bounded (2 s): a function that throws or never answers
+ *    does not hold construction.
+ * 2. Per request, the function is asked about the request's `Origin` (its
+ *    answer compiled as a per-request {@link OriginOption}: `'*'` or a
+ *    canary-matching RegExp with credentials is an error), and separately
+ *    about a `__amp_source_origin` that differs from it: an answer about one
+ *    origin never vouches for another. Without either, it is not asked.
+ * 3. With credentials, an allowed `Origin` gets its answer only when the
+ *    function, asked about a canary of the same scheme and port, does not
+ *    allow the canary too (bounded like 1); when it does, the request fails
+ *    with the error of 1. This costs one more question per allowed
+ *    credentialed request, and holds for a function that starts allowing
+ *    everything after construction.
+ *
+ * Not covered, by design: a function written to recognise the canaries.
+ *
+ * @param probe - asks the function about an origin outside any request (construction)
+ * @param credentials - whether responses may carry credentials
+ * @returns a factory of per-request sources: `ask` asks in the request's context (default `probe`), `withCredentials` overrides `credentials` for that request
+ * @throws AmpCorsError `unsafe-configuration` when, with credentials, the function synchronously allows a canary
+ */
+export function guardOriginFunction(probe: OriginAsk, credentials: boolean): OriginFunctionSource {
+  const refusal = (canary: string) => anyOriginWithCredentials(`the origin function (${canaryNote(canary)})`);
+  // 1. The construction probe.
+  let unsafe: string | undefined;
+  if (credentials) {
+    const answers = CANARIES.map((canary) => [canary, allowsWithin(probe, canary)] as const);
+    const now = answers.find(([, allowed]) => allowed === true);
+    if (now !== undefined) throw refusal(now[0]);
+    for (const [canary, allowed] of answers) {
+      if (isThenable(allowed)) {
+        void allowed.then((yes) => {
+          if (yes) unsafe ??= canary;
+        });
+      }
+    }
+  }
+  return (ask = probe, withCredentials = credentials) => ({
+    verify(raw, context) {
+      if (unsafe !== undefined) throw refusal(unsafe);
+      const origin = typeof raw === 'string' && parseOrigin(raw).ok ? raw : null;
+      const sourceRaw = context?.sourceOrigin;
+      const source = typeof sourceRaw === 'string' && parseOrigin(sourceRaw).ok ? sourceRaw : null;
+      if (origin === null && source === null) return judgeWithOriginMatcher(NOTHING, raw, context);
+      // 2. The Origin's own answer, then the source origin's.
+      return then(origin === null ? false : ask(origin), (answer) => {
+        const originAllowed = origin !== null && compileOriginOption((answer ?? false) as OriginOption, { credentials: withCredentials, perRequest: true })(origin);
+        const sourceAllowed = source === null ? false : source === origin ? originAllowed : allowsWithin(ask, source);
+        return then(sourceAllowed, (sourceOk) => {
+          const verdict = judgeWithOriginMatcher((candidate) => (candidate === origin ? originAllowed : candidate === source && sourceOk), raw, context);
+          if (!verdict.allowed || verdict.origin === null || !withCredentials) return verdict;
+          // 3. Credentials only when the function does not allow a canary too.
+          const canary = canaryLike(verdict.origin);
+          return then(allowsWithin(ask, canary), (yes) => {
+            if (yes) throw refusal(canary);
+            return verdict;
+          });
+        });
+      });
+    },
+  });
 }

@@ -12,6 +12,7 @@ import {
   appendVary,
   compileOriginOption,
   type CorsDecision,
+  type CorsPlan,
   type CorsPolicy,
   type CorsRequest,
   createCorsPolicy,
@@ -67,12 +68,46 @@ export type AmpCorsMiddleware = (req: IncomingMessage, res: ServerResponse, next
 
 interface Configured {
   readonly policy: CorsPolicy;
-  /** The origin source of a static `origin` option, or a factory for an origin callback. */
-  readonly origin: VerdictSource | ((req: IncomingMessage) => VerdictSource) | null;
+  /** The origin source of the `origin` option (static, or a guarded origin callback). */
+  readonly origin: VerdictSource | null;
 }
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+type Settled = { readonly error: unknown } | { readonly answer: unknown };
+
+/**
+ * Asks a `cors` origin callback about `origin`: its answer now when it calls
+ * back synchronously (or throws now), otherwise a Promise of it. A function
+ * returning a Promise may answer with the Promise's value instead of the
+ * callback; a rejection is an error, as `callback(error)` is.
+ */
+function askCallback(callback: OriginCallback, origin: string): unknown {
+  let settled: Settled | undefined;
+  let deliver: ((outcome: Settled) => void) | undefined;
+  const done = (outcome: Settled) => {
+    if (settled !== undefined) return;
+    settled = outcome;
+    deliver?.(outcome);
+  };
+  const returned: unknown = callback(origin, (error, allow) => done(error ? { error } : { answer: allow }));
+  if (settled === undefined && isThenable(returned)) {
+    returned.then(
+      (value) => {
+        if (value !== undefined) done({ answer: value });
+      },
+      (error: unknown) => done({ error: error ?? new Error('the origin function rejected') }),
+    );
+  }
+  if (settled !== undefined) {
+    if ('error' in settled) throw settled.error;
+    return settled.answer;
+  }
+  return new Promise<unknown>((resolve, reject) => {
+    deliver = (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.answer));
+  });
 }
 
 /** Maps the `cors` package's option names onto ampcors's, with `cors`'s defaults when its `origin` option decides. */
@@ -101,23 +136,9 @@ function configure(options: ExpressAmpCorsOptions): Configured {
   if (!dropIn) return { policy, origin: null };
   const credentials = policy.options.credentials;
   if (typeof origin === 'function') {
+    // Asked about canary origins now (a callback allowing every origin is refused with credentials, like `true`), then per request.
     const callback = origin;
-    return {
-      policy,
-      origin: (req) => ({
-        verify: (raw, context) =>
-          new Promise<Verdict>((resolve, reject) => {
-            callback(headerOf(req, 'origin') ?? undefined, (error, allow) => {
-              if (error) return reject(error);
-              try {
-                resolve(judgeWithOriginMatcher(compileOriginOption(allow ?? false, { credentials, perRequest: true }), raw, context));
-              } catch (failure) {
-                reject(failure);
-              }
-            });
-          }),
-      }),
-    };
+    return { policy, origin: policy.guardOriginFunction((asked) => askCallback(callback, asked), credentials)() };
   }
   const matcher = compileOriginOption(origin, { credentials });
   return { policy, origin: { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) } };
@@ -142,17 +163,45 @@ function factsOf(req: IncomingMessage & { originalUrl?: string }): CorsRequest {
   };
 }
 
+/** Puts a header back as it was before {@link setPlanHeaders} (absent when it was). */
+function restore(res: ServerResponse, name: string, value: ReturnType<ServerResponse['getHeader']>): void {
+  try {
+    if (value === undefined) res.removeHeader(name);
+    else res.setHeader(name, value);
+  } catch {
+    // Headers already sent: there is nothing left to undo.
+  }
+}
+
+/**
+ * Sets every header of `plan` and its `Vary`, or none of them: when the
+ * runtime refuses one (an invalid value), those set before it are put back
+ * as they were and the error is rethrown, so no half-applied
+ * `Access-Control-Allow-Origin` / `-Credentials` remains for the error path.
+ */
+// Twin of setPlanHeaders in packages/koa/src/index.ts: keep in step.
+function setPlanHeaders(res: ServerResponse, plan: CorsPlan): void {
+  const headers = plan.headers;
+  const previous: Array<ReturnType<ServerResponse['getHeader']>> = [];
+  try {
+    for (let i = 0; i < headers.length; i++) {
+      const header = headers[i] as readonly [string, string];
+      previous.push(res.getHeader(header[0]));
+      res.setHeader(header[0], header[1]);
+    }
+    res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
+  } catch (error) {
+    for (let i = previous.length - 1; i >= 0; i--) restore(res, (headers[i] as readonly [string, string])[0], previous[i]);
+    throw error;
+  }
+}
+
 function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void {
   const { verdict, plan } = decision;
+  setPlanHeaders(res, plan);
   const target = req as IncomingMessage & { ampCors?: Verdict; ampCorsEmail?: EmailSender };
   target.ampCors = verdict;
   if (plan.email !== undefined) target.ampCorsEmail = plan.email;
-  const headers = plan.headers;
-  for (let i = 0; i < headers.length; i++) {
-    const header = headers[i] as readonly [string, string];
-    res.setHeader(header[0], header[1]);
-  }
-  res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
   if (!plan.handled) return next();
   res.statusCode = plan.status;
   res.setHeader('Content-Length', String(Buffer.byteLength(plan.body)));
@@ -166,11 +215,16 @@ function fail(error: unknown, res: ServerResponse, next: (error?: unknown) => vo
 
 function run(configured: Configured, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void {
   try {
-    const extra = typeof configured.origin === 'function' ? configured.origin(req) : configured.origin;
-    const decision = configured.policy.decide(factsOf(req), extra);
+    const decision = configured.policy.decide(factsOf(req), configured.origin);
     if (isThenable(decision)) {
       decision.then(
-        (settled) => apply(settled, req, res, next),
+        (settled) => {
+          try {
+            apply(settled, req, res, next);
+          } catch (error) {
+            fail(error, res, next);
+          }
+        },
         (error: unknown) => fail(error, res, next),
       );
     } else {
@@ -191,8 +245,14 @@ function run(configured: Configured, req: IncomingMessage, res: ServerResponse, 
  *
  * With the `cors` package's options (`origin`, or nothing): behaves as `cors`
  * does, including its defaults (credentials off, denied origins passed on
- * without headers), except that `'*'` or `true` with credentials is refused.
- * An options delegate `(req, callback)` is accepted as well.
+ * without headers), except that, with credentials, any option allowing every
+ * origin is refused: `'*'`, `true`, a RegExp matching origins nobody names
+ * (a `.*` pattern), and an origin callback that allows them (`cb(null, true)`,
+ * `cb(null, origin)`; asked about canary origins at construction, and once
+ * more per allowed credentialed request). The callback is not called for a
+ * request without `Origin` (nor `__amp_source_origin`), nor for an `Origin`
+ * that is not one canonical origin. An options delegate `(req, callback)` is
+ * accepted as well.
  *
  * Errors (a throwing verifier, origin callback or delegate) go to `next(err)`
  * with `Vary: Origin` already set.

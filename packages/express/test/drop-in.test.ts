@@ -5,7 +5,7 @@
  * configurations ampcors refuses, and the Express error path.
  */
 import { createVerifier, isAmpCorsError } from '@ampcors/core';
-import { ampCors, type ExpressAmpCorsOptions } from '@ampcors/express';
+import { ampCors, type ExpressAmpCorsOptions, type OriginCallback } from '@ampcors/express';
 import cors from 'cors';
 import express from 'express';
 import request from 'supertest';
@@ -147,11 +147,54 @@ describe('configurations ampcors refuses', () => {
     expect(code({ origin: A, maxAge: 'soon' })).toBe('invalid-option');
     expect(code({ publishers: ['example.com'], allowedHeaders: ['AMP-Same-Origin'] })).toBe('unsafe-configuration');
   });
-  it("a callback answering '*' with credentials is an error at request time", async () => {
-    const seen = await hit(ampCors({ origin: (_o, cb) => cb(null, '*'), credentials: true }) as Middleware, 'GET', { Origin: A });
+  it('refuses, with credentials, a RegExp or a callback that allows origins nobody names, as it refuses true', () => {
+    const message = (options: ExpressAmpCorsOptions) => {
+      try {
+        ampCors(options);
+      } catch (error) {
+        return (error as Error).message.replace(/^.*?together with/, 'together with');
+      }
+      return 'accepted';
+    };
+    const reference = message({ origin: true, credentials: true });
+    expect(reference).toMatch(/^together with credentials/);
+    for (const origin of [/.*/, /^https?:\/\//, /[a-z]/, /\.com$/, /\.cdn\.ampproject\.org$/, [A, /:8443$/]]) {
+      expect(code({ origin, credentials: true }), String(origin)).toBe('unsafe-configuration');
+      expect(message({ origin, credentials: true })).toBe(reference);
+      expect(code({ origin, credentials: false }), String(origin)).toBe('accepted');
+    }
+    for (const origin of [(_o, cb) => cb(null, true), (o, cb) => cb(null, o), (_o, cb) => cb(null, '*'), (_o, cb) => cb(null, [/.*/])] satisfies OriginCallback[]) {
+      expect(code({ origin, credentials: true })).toBe('unsafe-configuration');
+      expect(message({ origin, credentials: true })).toBe(reference);
+    }
+    // Precise patterns and callbacks are kept.
+    expect(code({ origin: /^https:\/\/([a-z0-9-]+\.)?a\.com$/, credentials: true })).toBe('accepted');
+    expect(code({ origin: (o, cb) => cb(null, o === A), credentials: true })).toBe('accepted');
+  });
+  it("a callback answering '*' with credentials for a listed origin only is an error at request time", async () => {
+    const seen = await hit(ampCors({ origin: (o, cb) => cb(null, o === A ? '*' : false), credentials: true }) as Middleware, 'GET', { Origin: A });
     expect(seen.status).toBe(500);
     expect(seen.headers['access-control-allow-origin']).toBeUndefined();
     expect(list(seen.headers.vary)).toContain('origin');
+  });
+  it('a callback that throws on, or never answers, a canary does not hold construction', async () => {
+    const pending: string[] = [];
+    const silent: OriginCallback = (o, cb) => {
+      if (o === A) cb(null, true);
+      else pending.push(String(o));
+    };
+    const middleware = ampCors({ origin: silent, credentials: true }) as Middleware;
+    expect(typeof middleware).toBe('function');
+    expect(pending.length).toBeGreaterThan(0);
+    // Its listed origin still reads with credentials (the unanswered canary question is bounded).
+    const seen = await hit(middleware, 'GET', { Origin: A });
+    expect([seen.status, seen.headers['access-control-allow-origin'], seen.headers['access-control-allow-credentials']]).toEqual([200, A, 'true']);
+    const throwing: OriginCallback = (o, cb) => {
+      if (o !== A) throw new Error(`unknown origin ${o}`);
+      cb(null, true);
+    };
+    const strict = await hit(ampCors({ origin: throwing, credentials: true }) as Middleware, 'GET', { Origin: A });
+    expect([strict.status, strict.headers['access-control-allow-origin']]).toEqual([200, A]);
   });
 });
 

@@ -149,6 +149,8 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
           const headers = planHeaders(plan, new Headers());
           return new Response(plan.body === '' ? null : plan.body, { status: plan.status, headers });
         }
+        // All or nothing, before any side effect: a value the runtime refuses fails the request here, before the handler runs.
+        if (plan.headers.length > 0) setAll(plan.headers, new Headers());
         const answered = handler(request, ...rest);
         return withHeaders(isThenable(answered) ? await answered : answered, plan.headers, plan.vary);
       } catch (error) {
@@ -187,7 +189,8 @@ function adapterOf(options: FetchAmpCorsOptions | FetchAmpCors): FetchAmpCors {
  * status and body are kept; immutable response headers are handled by
  * copying the response. Inside the handler, {@link ampCorsOf} gives the
  * verdict. Never throws: failures become `onError`'s response (default 500),
- * with `Vary: Origin`.
+ * with `Vary: Origin` and none of the CORS headers; a CORS header value the
+ * runtime refuses is such a failure, found before the handler runs.
  *
  * @throws AmpCorsError for an invalid configuration (at wrap time).
  * @example

@@ -106,6 +106,79 @@ function matcherSource(matcher: OriginMatcher): VerdictSource {
   return { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
 }
 
+/**
+ * An origin function's answer as an origin option: a non-empty string as is,
+ * anything else none. `'*'` with credentials is `@koa/cors`'s "reflect this
+ * request's Origin", so it is an allow of the origin asked about (`true`),
+ * guarded like any other.
+ */
+function koaAnswer(answer: unknown, withCredentials: boolean): unknown {
+  const read = (value: unknown) => (typeof value === 'string' && value !== '' ? (value === '*' && withCredentials ? true : value) : false);
+  return typeof (answer as { then?: unknown } | null)?.then === 'function' ? Promise.resolve(answer).then(read) : read(answer);
+}
+
+const PROBE_HOST = 'ampcors-probe.invalid';
+
+/** A stand-in context for asking an origin function about `origin` outside any request (at construction). */
+function probeContext(origin: string): object {
+  const headers: Record<string, string> = { host: PROBE_HOST, origin };
+  const get = (name: string) => headers[name.toLowerCase()] ?? '';
+  const req = { method: 'GET', url: '/', headers };
+  const request = { method: 'GET', url: '/', path: '/', href: `https://${PROBE_HOST}/`, origin: `https://${PROBE_HOST}`, host: PROBE_HOST, hostname: PROBE_HOST, header: headers, headers, query: {}, querystring: '', get, req };
+  return { ...request, originalUrl: '/', request, req, state: {}, method: 'GET' };
+}
+
+/**
+ * A view of `ctx` in which the `Origin` request header is `origin`, for the
+ * guard's questions about another origin than the request's (a canary, the
+ * `__amp_source_origin`). It has its own `state`, so an answer cannot write
+ * into the request's.
+ */
+function contextAbout(ctx: KoaContextLike, origin: string): object {
+  const real = ctx as KoaContextLike & { request?: object };
+  const headers: Record<string, string | string[] | undefined> = { ...real.req.headers, origin };
+  const get = (name: string) => {
+    const value = headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : (value ?? '');
+  };
+  const req = Object.create(real.req, { headers: { value: headers } }) as object;
+  const request = Object.create(real.request ?? null, { get: { value: get }, header: { value: headers }, headers: { value: headers }, req: { value: req } }) as object;
+  return Object.create(real, { get: { value: get }, header: { value: headers }, headers: { value: headers }, request: { value: request }, req: { value: req }, state: { value: {} } }) as object;
+}
+
+/**
+ * Sets every header of `plan`, its secure-context headers and its `Vary`, or
+ * none of them: when the runtime refuses one (an invalid value), those set
+ * before it are put back as they were and the error is rethrown, so no
+ * half-applied `Access-Control-Allow-Origin` / `-Credentials` remains, even
+ * for an upstream middleware that catches the error and answers itself.
+ */
+// Twin of setPlanHeaders in packages/express/src/index.ts: keep in step.
+function setPlanHeaders(res: ServerResponse, plan: CorsPlan, secure: boolean): void {
+  const headers: ReadonlyArray<readonly [string, string]> = secure && plan.kind !== 'reject' ? [...plan.headers, ...SECURE_CONTEXT] : plan.headers;
+  const previous: Array<ReturnType<ServerResponse['getHeader']>> = [];
+  try {
+    for (let i = 0; i < headers.length; i++) {
+      const header = headers[i] as readonly [string, string];
+      previous.push(res.getHeader(header[0]));
+      res.setHeader(header[0], header[1]);
+    }
+    res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
+  } catch (error) {
+    for (let i = previous.length - 1; i >= 0; i--) {
+      const name = (headers[i] as readonly [string, string])[0];
+      const value = previous[i];
+      try {
+        if (value === undefined) res.removeHeader(name);
+        else res.setHeader(name, value);
+      } catch {
+        // Headers already sent: there is nothing left to undo.
+      }
+    }
+    throw error;
+  }
+}
+
 /** Attaches `Vary` (and, when kept, the CORS headers) to an error for Koa's error path, which resets the response headers. */
 function withErrorHeaders(error: unknown, headers: Record<string, string>): unknown {
   const target = error instanceof Error ? error : new Error(String(error));
@@ -130,8 +203,16 @@ function withErrorHeaders(error: unknown, headers: Record<string, string>): unkn
  *
  * With `@koa/cors`'s options (`origin`, or nothing): behaves as `@koa/cors`
  * does, including its defaults (credentials off, a denied origin passed on
- * without headers), except that `'*'` with credentials (which `@koa/cors`
- * turns into reflecting every origin) is refused.
+ * without headers), except that, with credentials, an option allowing every
+ * origin is refused: `'*'` (which `@koa/cors` turns into reflecting every
+ * origin), and an origin function that allows origins nobody names, such as
+ * `(ctx) => ctx.get('Origin')` or the `@koa/cors` README's
+ * `ctx.get('Origin') || '*'` (asked about canary origins at construction,
+ * and once more per allowed credentialed request). An origin function's
+ * `'*'` with credentials allows the request's own `Origin`, under that
+ * guard. The function is not called for a request without `Origin` (nor
+ * `__amp_source_origin`), nor for an `Origin` that is not one canonical
+ * origin.
  *
  * Errors (a throwing verifier or hook) are rethrown with `err.headers`
  * carrying `Vary: Origin`, so Koa's error response keeps it.
@@ -170,32 +251,23 @@ export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
   // A static origin is compiled once; '*' is refused here whenever credentials may be on.
   const staticSource = typeof origin === 'string' ? matcherSource(compileOriginOption(origin, { credentials: staticCredentials })) : null;
 
+  // An origin function is asked about canary origins now: one allowing every origin is refused with credentials, like '*'.
+  const guarded =
+    typeof origin === 'function'
+      ? policy.guardOriginFunction((asked) => koaAnswer(origin(probeContext(asked) as KoaContextLike), staticCredentials), staticCredentials)
+      : null;
+
   const sourceFor = (ctx: KoaContextLike, withCredentials: boolean): VerdictSource | null => {
-    if (typeof origin !== 'function') return staticSource;
-    return {
-      verify: async (raw, context) => {
-        const answer = await origin(ctx);
-        const allowed = typeof answer === 'string' && answer !== '' ? answer : false;
-        return judgeWithOriginMatcher(compileOriginOption(allowed, { credentials: withCredentials, perRequest: true }), raw, context);
-      },
-    };
+    if (typeof origin !== 'function' || guarded === null) return staticSource;
+    const own = headerOf(ctx.req, 'origin');
+    return guarded((asked) => koaAnswer(origin(asked === own ? ctx : (contextAbout(ctx, asked) as KoaContextLike)), withCredentials), withCredentials);
   };
 
   // Headers go straight to `ctx.res.setHeader`, as Koa's `ctx.set` does for a
   // string value (it skips once the headers are sent), without its per-call
-  // arrays and argument handling.
+  // arrays and argument handling; all of them or none.
   const apply = (ctx: KoaContextLike, plan: CorsPlan): void => {
-    const res = ctx.res;
-    if (res.headersSent) return;
-    const headers = plan.headers;
-    for (let i = 0; i < headers.length; i++) {
-      const header = headers[i] as readonly [string, string];
-      res.setHeader(header[0], header[1]);
-    }
-    if (secure && plan.kind !== 'reject') {
-      for (const [name, value] of SECURE_CONTEXT) res.setHeader(name, value);
-    }
-    res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
+    if (!ctx.res.headersSent) setPlanHeaders(ctx.res, plan, secure);
   };
 
   /** The CORS headers `apply` set, for an error thrown by later middleware (built only then). */
@@ -213,10 +285,10 @@ export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
       const decided = policy.decide(factsOf(ctx), sourceFor(ctx, withCredentials), withCredentials ? policy.options : withoutCredentials);
       const { verdict, plan: planned } = decided instanceof Promise ? await decided : decided;
       plan = planned;
+      apply(ctx, plan);
       const state = ctx.state as AmpCorsState;
       state.ampCors = verdict;
       if (plan.email !== undefined) state.ampCorsEmail = plan.email;
-      apply(ctx, plan);
     } catch (error) {
       throw withErrorHeaders(error, {});
     }

@@ -147,9 +147,36 @@ describe('configurations ampcors refuses', () => {
     const theirs = await hit(koaCors({ credentials: true }), 'GET', { Origin: 'https://evil.com' });
     expect([theirs.headers['access-control-allow-origin'], theirs.headers['access-control-allow-credentials']]).toEqual(['https://evil.com', 'true']);
   });
-  it("an origin function answering '*' with credentials is a 500 at request time", async () => {
-    const seen = await hit(ampCors({ origin: () => '*', credentials: true }) as unknown as Koa.Middleware, 'GET', { Origin: A });
-    expect([seen.status, seen.ran, seen.headers['access-control-allow-origin'], seen.headers.vary]).toEqual([500, false, undefined, 'Origin']);
+  it("refuses, with credentials, an origin function that reflects every origin (the README's 4.0 snippet included), as it refuses '*'", async () => {
+    const reflectors: Array<KoaAmpCorsOptions['origin']> = [() => '*', (ctx) => (ctx as unknown as Koa.Context).get('Origin'), (ctx) => (ctx as unknown as Koa.Context).get('Origin') || '*'];
+    for (const origin of reflectors) {
+      expect(code({ origin, credentials: true })).toBe('unsafe-configuration');
+      expect(code({ origin, credentials: () => false })).toBe('unsafe-configuration');
+      expect(code({ origin })).toBe('accepted');
+      // What @koa/cors does with the same configuration.
+      const theirs = await hit(koaCors({ origin: origin as koaCors.Options['origin'], credentials: true }), 'GET', { Origin: 'https://evil.com' });
+      expect([theirs.headers['access-control-allow-origin'], theirs.headers['access-control-allow-credentials']]).toEqual(['https://evil.com', 'true']);
+    }
+  });
+  it('asks a function about canaries with a stand-in context that a typical function can read', () => {
+    const seen: string[] = [];
+    const origin = (ctx: Koa.Context) => {
+      seen.push(`${ctx.method} ${ctx.path} ${ctx.get('Origin')} ${ctx.request.header.origin}`);
+      return ctx.get('Origin') === A ? A : '';
+    };
+    expect(code({ origin: origin as KoaAmpCorsOptions['origin'], credentials: true })).toBe('accepted');
+    expect(seen.length).toBeGreaterThan(0);
+    for (const line of seen) expect(line).toMatch(/^GET \/ (https?:\/\/\S+) \1$/);
+  });
+  it("an origin function answering '*' with credentials for a listed origin reflects that origin only, as @koa/cors does", async () => {
+    const options = { origin: (ctx: Koa.Context) => (ctx.get('Origin') === A ? '*' : ''), credentials: true };
+    const ours = ampCors(options as KoaAmpCorsOptions) as unknown as Koa.Middleware;
+    const listed = await hit(ours, 'GET', { Origin: A });
+    expect([listed.status, listed.headers['access-control-allow-origin'], listed.headers['access-control-allow-credentials']]).toEqual([200, A, 'true']);
+    const evil = await hit(ours, 'GET', { Origin: 'https://evil.com' });
+    expect([evil.status, evil.headers['access-control-allow-origin'], evil.headers['access-control-allow-credentials']]).toEqual([200, undefined, undefined]);
+    const none = await hit(ours, 'GET', {});
+    expect([none.status, none.ran]).toEqual([200, true]);
   });
 });
 
