@@ -1,4 +1,4 @@
-import { parse } from 'tldts';
+import { getDomain, parse } from 'tldts';
 import type { AmpCache } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
 import { AmpCorsError, type AmpCorsErrorCode, isAmpCorsError } from './errors.js';
@@ -23,6 +23,15 @@ const PSL_OPTIONS = { allowPrivateDomains: true } as const;
 /** What was typed, quoted (control characters escaped) and cut to 100 characters. */
 function quote(entry: string): string {
   return JSON.stringify(entry.length > 100 ? `${entry.slice(0, 100)}…` : entry);
+}
+
+/** A non-string entry, named without calling any of its methods (a hostile `toString` cannot throw here). */
+function shown(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'function') return 'a function';
+  return String(value as number | boolean | bigint | symbol | undefined).slice(0, 100);
 }
 
 /** `(Public Suffix List, private section)` for a name that is a public suffix, per tldts. */
@@ -135,7 +144,7 @@ function notADomain(entry: string): string | undefined {
 
 /** Why `entry` may not be a rule, or undefined when it may (its canonical domain then in `out`). */
 function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: { domain: string; wildcard: boolean }): Problem | undefined {
-  if (typeof entry !== 'string') return { code: 'invalid-domain', text: `${String(entry).slice(0, 100)} is not a string` };
+  if (typeof entry !== 'string') return { code: 'invalid-domain', text: `${shown(entry)} is not a string` };
   const hint = notADomain(entry);
   if (hint !== undefined) return { code: 'invalid-domain', text: hint };
   const wildcard = entry.startsWith('*.');
@@ -149,8 +158,7 @@ function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: {
   }
   // 1. The rule's own name is a public suffix (`co.uk`, `*.github.io`), or a
   //    single label that has no registrable domain (`*.com`).
-  const psl = parse(domain, PSL_OPTIONS);
-  if (psl.domain === null || psl.publicSuffix === domain) {
+  if (getDomain(domain, PSL_OPTIONS) === null) {
     const text =
       wildcard
         ? `${quote(entry)} would trust every domain under the public suffix ${domain} (${listOf(domain)}), which anyone can register`
@@ -175,6 +183,9 @@ function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: {
   return undefined;
 }
 
+/** Most refused entries one error lists (the count names them all). */
+const MAX_LISTED = 20;
+
 /**
  * Validates the `publishers` option: each entry is a domain (`example.com`,
  * trusted exactly) or `*.` + a domain (the domain and all its subdomains).
@@ -189,7 +200,8 @@ function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: {
  *   the Google cache's third-party frame domain);
  * - what is not a domain: a URL, a host with a port, `localhost`, an IP
  *   address, with a pointer to the `origins` option.
- * Every refused entry is reported at once, each quoted as typed.
+ * Every refused entry is reported at once, each quoted as typed (the first
+ * 20 listed, the count naming all).
  *
  * @throws AmpCorsError `invalid-option` when `publishers` is not an array;
  *   otherwise `invalid-domain`, `public-suffix-rule` or `publisher-covers-cache`
@@ -212,7 +224,10 @@ export function parsePublisherRules(publishers: readonly string[], caches: reado
     const message =
       problems.length === 1
         ? `publishers: ${first.text}`
-        : `publishers: ${problems.length} entries are refused:\n${problems.map((problem) => `  - ${problem.text}`).join('\n')}`;
+        : `publishers: ${problems.length} entries are refused:\n${problems
+            .slice(0, MAX_LISTED)
+            .map((problem) => `  - ${problem.text}`)
+            .join('\n')}${problems.length > MAX_LISTED ? `\n  … and ${problems.length - MAX_LISTED} more` : ''}`;
     throw new AmpCorsError(first.code, message);
   }
   return { exact, wildcard };

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { MAX_CACHES, MAX_CACHES_JSON_BYTES } from '../src/caches.js';
 import { CACHES, CACHES_URL, fetchCaches, findCache, validateCaches } from '../src/index.js';
 
 const ok = (body: unknown, status = 200) => async () => new Response(typeof body === 'string' ? body : JSON.stringify(body), { status });
@@ -21,6 +22,9 @@ describe('validateCaches', () => {
     ['overlapping domains', [CACHES[0], { id: 'y', name: 'y', cacheDomain: 'x.cdn.ampproject.org' }]],
     ['a missing name', [{ id: 'x', cacheDomain: 'a.ampproject.org' }]],
     ['a bad id', [{ id: '', name: 'x', cacheDomain: 'a.ampproject.org' }]],
+    ['more than MAX_CACHES entries', Array.from({ length: MAX_CACHES + 1 }, (_, i) => ({ id: `c${i}`, name: 'c', cacheDomain: `c${i}.ampproject.org` }))],
+    ['a frame domain on a public suffix', [{ ...CACHES[0], thirdPartyFrameDomainSuffix: 'net' }]],
+    ['an update-cache domain not canonical', [{ ...CACHES[0], updateCacheApiDomainSuffix: 'CDN.ampproject.org' }]],
   ])('refuses %s', (_, list) => {
     expect(() => validateCaches(list)).toThrow(expect.objectContaining({ code: 'invalid-cache' }));
   });
@@ -51,6 +55,8 @@ describe('fetchCaches never fails open', () => {
     ['a network error', { fetch: async () => Promise.reject(new TypeError('fetch failed')) }],
     ['a throwing fetch', { fetch: () => { throw new Error('boom'); } }],
     ['a timeout', { fetch: () => new Promise<Response>(() => {}), timeoutMs: 20 }],
+    ['a body over the cap', { fetch: ok(JSON.stringify(LIVE).replace('{', `{"pad":"${'x'.repeat(MAX_CACHES_JSON_BYTES)}",`)) }],
+    ['a Content-Length over the cap', { fetch: async () => new Response(JSON.stringify(LIVE), { headers: { 'content-length': String(MAX_CACHES_JSON_BYTES + 1) } }) }],
   ];
   it.each(faults)('%s keeps the last good list', async (_, options) => {
     const fallback = [CACHES[0]!];

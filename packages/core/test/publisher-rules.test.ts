@@ -123,6 +123,25 @@ describe('errors that teach (issue 15)', () => {
       expect(lines[i + 1]?.startsWith(`  - ${start}`), lines[i + 1]).toBe(true);
     }
   });
+  it('a long list of bad entries is counted in full and listed up to 20', () => {
+    const error = refusal(Array.from({ length: 1000 }, (_, i) => `http://site${i}.example/`));
+    const lines = error.message.split('\n');
+    expect(lines[0]).toBe('publishers: 1000 entries are refused:');
+    expect(lines).toHaveLength(22);
+    expect(lines[20]).toMatch(/^ {2}- "http:\/\/site19\.example\/"/);
+    expect(lines[21]).toBe('  … and 980 more');
+  });
+  it('non-strings are named without calling their methods', () => {
+    const hostile = { toString: () => { throw new Error('called'); } };
+    const error = refusal([null, hostile, Object.create(null), ['example.com'], () => 'example.com', Symbol('s'), undefined, 1n]);
+    expect(error.message.split('\n').slice(1)).toEqual(
+      ['null', 'an object', 'an object', 'an array', 'a function', 'Symbol(s)', 'undefined', '1'].map((name) => `  - ${name} is not a string`),
+    );
+  });
+  it('a name on the list\'s implicit rule (an unknown top-level name) is a public suffix too', () => {
+    expect(refusal(['intranet']).message).toBe('publishers: "intranet" is a public suffix (Public Suffix List), not a publisher\'s domain; a rule may not cover every domain under it');
+    expect(refusal(['*.corp']).code).toBe('public-suffix-rule');
+  });
   it('quotes what was typed: control characters escaped, long input cut', () => {
     expect(refusal(['*.\u001b]0;x\u0007evil.com']).message).toContain('"*.\\u001b]0;x\\u0007evil.com"');
     const long = `*.${'a'.repeat(300)}.com`;
