@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { run } from './index.js';
+import { escapeControls, run } from './index.js';
 
 // `ampcors … | head` closes stdout early: stop quietly, as other filters do.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -18,7 +18,8 @@ run(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`ampcors: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`ampcors: internal error: ${text.split('\n').map(escapeControls).join('\n')}\n`);
     process.exitCode = 70;
   },
 );

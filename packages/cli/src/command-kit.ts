@@ -2,25 +2,13 @@
  * The parts every `ampcors` command shares: exit codes, the command-table
  * types, line-by-line input handling and verdict formatting.
  */
-import { type AmpCache, CACHES, findCache, isAmpCorsError, type Verdict } from '@ampcors/core';
+import { type AmpCache, CACHES, findCache, isAmpCorsError, parseOrigin, type Verdict } from '@ampcors/core';
+import { EXIT, UsageError } from './errors.js';
 import { type InputLine, readLines } from './input-lines.js';
-import { type InputStream, type OutputStream, writeLine } from './output.js';
+import { type InputStream, type OutputStream, writeJson, writeLine, writeLines } from './output.js';
+import type { ProgressBar } from './progress-bar.js';
 
-/** Exit codes of the `ampcors` command (documented in `--help` and the README). */
-export const EXIT = {
-  /** Success; `check`: every origin allowed. */
-  ok: 0,
-  /** A negative answer: `check`, `redis check` or `explain --publishers` denied an origin; `reverse` or `explain` found no publisher domain. */
-  denied: 1,
-  /** Usage error: unknown command or option, missing argument. */
-  usage: 2,
-  /** Bad input: an invalid domain, URL or origin, an invalid allow-set or configuration. */
-  badInput: 3,
-  /** A file could not be read or written. */
-  unreadableFile: 4,
-  /** A service the command needs (Redis) could not be reached or did not answer in time. */
-  unavailable: 5,
-} as const;
+export { badConfiguration, CliError, EXIT, EXIT_MEANINGS, UsageError } from './errors.js';
 
 /** The streams and directory a command runs with. */
 export interface CommandIo {
@@ -64,17 +52,10 @@ export interface Command {
   readonly examples: readonly string[];
   /** More lines for `--help`, shown after the summary (e.g. the subcommands). */
   readonly details?: readonly string[];
+  /** The exit codes this command can end with, and what each means for it (its `--help` lists these only). */
+  readonly exitCodes: Readonly<Record<number, string>>;
   /** Runs the command; resolves to its exit code. */
   run(context: CommandContext): Promise<number>;
-}
-
-/** A wrong invocation (exit code 2). */
-export class UsageError extends Error {
-  /** @param message - what was wrong, shown on stderr */
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
 }
 
 /** The result of one input line of a line-by-line command. */
@@ -88,27 +69,78 @@ export interface LineOutcome {
   readonly json: Record<string, unknown>;
 }
 
+/** The `--json` line of an input that is bad input: `{"input", "error": {"code", "message", …}}`. */
+export function inputError(input: string, code: string, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { input, error: { code, message, ...extra } };
+}
+
 /** The outcome of an input whose handling threw: an ampcors error is bad input (exit 3); anything else is rethrown. */
 export function failure(input: string, error: unknown): LineOutcome {
   if (isAmpCorsError(error)) {
-    return { code: EXIT.badInput, message: `${input}: ${error.message}`, json: { input, error: { code: error.code, message: error.message } } };
+    return { code: EXIT.badInput, message: `${input}: ${error.message}`, json: inputError(input, error.code, error.message) };
   }
   throw error;
 }
 
 /**
+ * The origin a mistyped one was probably meant to be: the same text up to the
+ * end of the host and port, lowercased, when that alone is a valid origin —
+ * so an origin that differs from a valid one only by case, a trailing slash,
+ * a path, query or fragment gets a suggestion, and nothing else does.
+ *
+ * @example suggestOrigin('https://Example.com/') // 'https://example.com'
+ */
+export function suggestOrigin(input: string): string | undefined {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\\]*)(?:[/?#\\].*)?$/s.exec(input);
+  if (!match) return undefined;
+  const candidate = (match[1] as string).toLowerCase();
+  return candidate !== input && parseOrigin(candidate).ok ? candidate : undefined;
+}
+
+/**
+ * The outcome for an origin that does not parse as an `Origin` header (exit 3,
+ * the same in every command that takes origins), with a "did you mean" when
+ * {@link suggestOrigin} has one; `undefined` for an origin that parses, and
+ * for `null` (what browsers send for an opaque origin: a denial, not a typo).
+ */
+export function malformedOrigin(input: string): LineOutcome | undefined {
+  const parsed = parseOrigin(input);
+  if (parsed.ok || parsed.reason === 'null-origin') return undefined;
+  const suggestion = suggestOrigin(input);
+  const message = `not a valid Origin (${parsed.reason}: ${parsed.detail})`;
+  return {
+    code: EXIT.badInput,
+    message: `${input}: ${message}${suggestion === undefined ? '' : `; did you mean ${suggestion}?`}`,
+    json: inputError(input, 'invalid-origin', message, { reason: parsed.reason, ...(suggestion === undefined ? {} : { suggestion }) }),
+  };
+}
+
+/** Options of {@link forEachInput}. */
+export interface ForEachInputOptions {
+  /** Counts the inputs on stderr (`check`); cleared before anything else is written. */
+  readonly progress?: ProgressBar;
+}
+
+/**
  * Runs `handle` on every input: the positionals, or — when there are none or
  * the only one is `-` — each line of stdin, streamed. Text results go to
- * stdout, problems to stderr; with `--json` one object per input goes to
- * stdout. The exit code is the highest of the inputs' codes.
+ * stdout, problems to stderr, control characters escaped; with `--json` one
+ * object per input goes to stdout. The exit code is the highest of the inputs' codes.
  */
-export async function forEachInput(context: CommandContext, what: string, handle: (input: string) => LineOutcome | Promise<LineOutcome>): Promise<number> {
+export async function forEachInput(
+  context: CommandContext,
+  what: string,
+  handle: (input: string) => LineOutcome | Promise<LineOutcome>,
+  options: ForEachInputOptions = {},
+): Promise<number> {
   const { positionals, io, json } = context;
+  const { progress } = options;
   const fromStdin = positionals.length === 0 || (positionals.length === 1 && positionals[0] === '-');
   if (fromStdin && positionals.length === 0 && io.stdin.isTTY === true) {
     throw new UsageError(`no ${what} given: pass one as an argument, or pipe one per line on stdin`);
   }
   let code: number = EXIT.ok;
+  let count = 0;
   const inputs: AsyncIterable<InputLine> | readonly InputLine[] = fromStdin
     ? readLines(io.stdin)
     : positionals.map((text, index) => ({ text, lineNumber: index + 1 }));
@@ -120,13 +152,18 @@ export async function forEachInput(context: CommandContext, what: string, handle
       outcome = failure(text, error);
     }
     code = Math.max(code, outcome.code);
+    const show = outcome.text ?? [];
+    // The bar shares stderr (and, when stdout is the same terminal, the screen) with what is written now.
+    if (progress && ((!json && outcome.message !== undefined) || io.stdout.isTTY === true)) progress.clear();
     if (json) {
-      await writeLine(io.stdout, JSON.stringify(outcome.json));
+      await writeJson(io.stdout, outcome.json);
     } else {
-      for (const line of outcome.text ?? []) await writeLine(io.stdout, line);
+      await writeLines(io.stdout, show);
       if (outcome.message !== undefined) await writeLine(io.stderr, `ampcors: ${outcome.message}`);
     }
+    progress?.update(0, ++count);
   }
+  progress?.clear();
   return code;
 }
 

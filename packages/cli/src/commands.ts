@@ -16,20 +16,51 @@ import {
   findCache,
   isAmpCorsError,
   loadAllowSet,
-  parseOrigin,
   prefixForms,
   reverseOrigin,
   type ServingType,
   type Verdict,
 } from '@ampcors/core';
-import { CACHE_OPTION, type Command, cacheOption, EXIT, forEachInput, stringOption, UsageError, verdictJson, verdictText } from './command-kit.js';
+import {
+  badConfiguration,
+  CACHE_OPTION,
+  CliError,
+  type Command,
+  type CommandContext,
+  type CommandOption,
+  cacheOption,
+  EXIT,
+  forEachInput,
+  malformedOrigin,
+  stringOption,
+  UsageError,
+  verdictJson,
+  verdictText,
+} from './command-kit.js';
 import { explain } from './explain-command.js';
-import { readFileBytes, readLines, readListArgument, UnreadableFileError } from './input-lines.js';
-import { type InputStream, writeLine } from './output.js';
+import { FileError, readFileBytes, readLines, readListArgument } from './input-lines.js';
+import { type InputStream, writeBytes, writeJson, writeLine, writeRow } from './output.js';
 import { createProgressBar } from './progress-bar.js';
 import { redis } from './redis-command.js';
 
-export { type Command, type CommandContext, type CommandIo, type CommandOption, EXIT, UsageError } from './command-kit.js';
+export {
+  CliError,
+  type Command,
+  type CommandContext,
+  type CommandIo,
+  type CommandOption,
+  EXIT,
+  EXIT_MEANINGS,
+  UsageError,
+} from './command-kit.js';
+
+/** The `--progress` option of `check` and `compile`. */
+const PROGRESS_OPTION: CommandOption = { type: 'boolean', description: 'draw progress on stderr even when it is not a terminal' };
+
+/** Writes `ampcors: warning: …` on stderr. */
+function warner(context: CommandContext): (message: string) => Promise<void> {
+  return (message) => writeLine(context.io.stderr, `ampcors: warning: ${message}`);
+}
 
 const SERVING_TYPES: readonly ServingType[] = ['c', 'v', 'wp', 'cert', 'i', 'ii', 'r'];
 
@@ -38,6 +69,7 @@ const prefix: Command = {
   usage: 'prefix <domain>',
   options: {},
   examples: ['ampcors prefix en-us.example.com', 'ampcors prefix --json < domains.txt'],
+  exitCodes: { [EXIT.ok]: 'every domain has a prefix', [EXIT.usage]: 'usage error', [EXIT.badInput]: 'an invalid domain' },
   run: (context) =>
     forEachInput(context, 'domain', (input) => {
       const value = domainPrefix(input);
@@ -50,6 +82,7 @@ const origin: Command = {
   usage: 'origin <domain> [--cache <id>]',
   options: { cache: CACHE_OPTION },
   examples: ['ampcors origin www.example.com', 'ampcors origin www.example.com --cache bing'],
+  exitCodes: { [EXIT.ok]: 'every domain has its cache origins', [EXIT.usage]: 'usage error (or an unknown --cache)', [EXIT.badInput]: 'an invalid domain' },
   run: (context) => {
     const only = cacheOption(context);
     const caches = only ? [only] : CACHES;
@@ -69,6 +102,7 @@ const url: Command = {
     width: { type: 'string', arg: '<n>', description: 'maximum width for --type ii' },
   },
   examples: ['ampcors url https://example.com/amp_document.html', 'ampcors url https://example.com/logo.png --type ii --width 800 --cache bing'],
+  exitCodes: { [EXIT.ok]: 'every URL has its cache URL', [EXIT.usage]: 'usage error', [EXIT.badInput]: 'an invalid URL (or --type ii without --width)' },
   run: (context) => {
     const cache = cacheOption(context);
     const type = stringOption(context, 'type');
@@ -94,8 +128,16 @@ const reverse: Command = {
   usage: 'reverse <origin>',
   options: {},
   examples: ['ampcors reverse https://0-en--us-example-com-0.cdn.ampproject.org'],
+  exitCodes: {
+    [EXIT.ok]: 'every origin gave its publisher domain',
+    [EXIT.denied]: 'a hashed prefix, or not a reversible cache origin',
+    [EXIT.usage]: 'usage error',
+    [EXIT.badInput]: 'an origin that does not parse',
+  },
   run: (context) =>
     forEachInput(context, 'origin', (input) => {
+      const malformed = malformedOrigin(input);
+      if (malformed) return malformed;
       const result = reverseOrigin(input);
       if (result.ok && !result.hashed) {
         return {
@@ -111,10 +153,9 @@ const reverse: Command = {
           json: { origin: input, ok: true, hashed: true, prefix: result.prefix, cache: result.cache.id },
         };
       }
-      // An origin that does not parse is bad input; a valid one that is not a reversible cache origin is a negative answer.
-      const syntax = !parseOrigin(input).ok;
+      // A valid origin that is not a reversible cache origin is a negative answer.
       return {
-        code: syntax ? EXIT.badInput : EXIT.denied,
+        code: EXIT.denied,
         message: `${input}: ${result.reason}: ${result.detail}`,
         json: { origin: input, ok: false, reason: result.reason, detail: result.detail, ...(result.cache ? { cache: result.cache.id } : {}) },
       };
@@ -123,62 +164,95 @@ const reverse: Command = {
 
 const check: Command = {
   summary: 'judge an Origin as a verifier configured with publishers, or as a compiled allow-set',
-  usage: 'check <origin> (--publishers <file|list> [--origins <file|list>] | --allow-set <file>)',
+  usage: 'check <origin> (--publishers <list|@file> [--origins <list|@file>] | --allow-set <file>) [--progress]',
   options: {
-    publishers: { type: 'string', arg: '<file|list>', description: 'publisher domains (example.com, *.example.org): a file, one per line, or a comma list' },
-    origins: { type: 'string', arg: '<file|list>', description: "the publisher's own origins (default: https:// + each publisher domain)" },
+    publishers: { type: 'string', arg: '<list|@file>', description: 'publisher domains (example.com, *.example.org): a comma list, or @file for a file with one per line' },
+    origins: { type: 'string', arg: '<list|@file>', description: "the publisher's own origins, a comma list or @file (default: https:// + each publisher domain)" },
     'allow-set': { type: 'string', arg: '<file>', description: 'a compact allow-set written by `ampcors compile`' },
+    progress: { ...PROGRESS_OPTION, description: 'count the origins on stderr even when it is not a terminal (by default: only when stderr is a terminal and stdout is not)' },
   },
   examples: [
     'ampcors check https://www-example-com.cdn.ampproject.org --publishers example.com,www.example.com',
-    'ampcors check --allow-set publishers.acs --json < origins.txt',
+    'ampcors check --publishers @publishers.txt < origins.txt',
+    'ampcors check --allow-set publishers.acs --json < origins.txt > verdicts.jsonl',
   ],
+  exitCodes: {
+    [EXIT.ok]: 'every origin allowed',
+    [EXIT.denied]: 'an origin denied',
+    [EXIT.usage]: 'usage error',
+    [EXIT.badInput]: 'an origin that does not parse; a publisher list or allow-set refused',
+    [EXIT.unreadableFile]: 'a file could not be read',
+  },
   run: async (context) => {
     const publishers = stringOption(context, 'publishers');
     const origins = stringOption(context, 'origins');
     const allowSetPath = stringOption(context, 'allow-set');
     if ((publishers === undefined) === (allowSetPath === undefined)) throw new UsageError('give either --publishers or --allow-set');
     if (origins !== undefined && publishers === undefined) throw new UsageError('--origins goes with --publishers');
+    const warn = warner(context);
     let judge: (origin: string) => Verdict & { detail?: string };
-    try {
-      if (allowSetPath !== undefined) {
-        const set = loadAllowSet(await readFileBytes(allowSetPath, context.io.cwd));
+    if (allowSetPath !== undefined) {
+      const bytes = await readFileBytes(allowSetPath, context.io.cwd);
+      try {
+        const set = loadAllowSet(bytes);
         judge = (o) => set.verifyOrigin(o);
-      } else {
-        const verifier = createVerifier({
-          publishers: await readListArgument(publishers as string, context.io.cwd),
-          ...(origins !== undefined ? { origins: await readListArgument(origins, context.io.cwd) } : {}),
-        });
+      } catch (error) {
+        throw badConfiguration(error);
+      }
+    } else {
+      const list = await readListArgument(publishers as string, context.io.cwd, '--publishers', warn);
+      const own = origins === undefined ? undefined : await readListArgument(origins, context.io.cwd, '--origins', warn);
+      try {
+        const verifier = createVerifier({ publishers: list, ...(own ? { origins: own } : {}) });
         judge = (o) => verifier.verify(o);
+      } catch (error) {
+        throw badConfiguration(error);
       }
-    } catch (error) {
-      if (isAmpCorsError(error)) {
-        await writeLine(context.io.stderr, `ampcors: ${error.message}`);
-        return EXIT.badInput;
-      }
-      throw error;
     }
-    return forEachInput(context, 'origin', (input) => {
-      const verdict = judge(input);
-      return { code: verdict.allowed ? EXIT.ok : EXIT.denied, text: [verdictText(verdict)], json: verdictJson(verdict) };
-    });
+    const { stdout, stderr } = context.io;
+    const progress = createProgressBar(stderr, undefined, 'origins', context.values.progress === true || (stderr.isTTY === true && stdout.isTTY !== true));
+    return forEachInput(
+      context,
+      'origin',
+      (input) => {
+        const malformed = malformedOrigin(input);
+        if (malformed) return malformed;
+        const verdict = judge(input);
+        return { code: verdict.allowed ? EXIT.ok : EXIT.denied, text: [verdictText(verdict)], json: verdictJson(verdict) };
+      },
+      { progress },
+    );
   },
 };
 
 const compile: Command = {
   summary: 'compile publisher domains (one per line) into a compact allow-set file',
-  usage: 'compile <domains.txt> -o <file> [--cache <id>]… [--encoding rice|raw] [--hash-bytes 16|20|24|28|32]',
+  usage: 'compile <domains.txt> -o <file|-> [--cache <id>]… [--encoding rice|raw] [--hash-bytes 16|20|24|28|32] [--progress]',
   options: {
-    output: { type: 'string', short: 'o', arg: '<file>', description: 'the allow-set file to write' },
+    output: { type: 'string', short: 'o', arg: '<file|->', description: 'the allow-set file to write; - writes it to stdout (the summary then goes to stderr)' },
     cache: { type: 'string', multiple: true, arg: '<id>', description: 'only these caches (repeatable; default: all bundled caches)' },
     encoding: { type: 'string', arg: '<rice|raw>', description: 'Rice-delta coded hashes (default) or raw hashes' },
     'hash-bytes': { type: 'string', arg: '<n>', description: 'bytes of SHA-256 kept per prefix (default 16 = 128 bits, the minimum)' },
+    progress: { ...PROGRESS_OPTION, description: 'draw the progress bar on stderr even when it is not a terminal (by default: only when it is)' },
   },
-  examples: ['ampcors compile domains.txt -o publishers.acs', 'grep -v staging domains.txt | ampcors compile -o publishers.acs --cache google'],
+  examples: [
+    'ampcors compile domains.txt -o publishers.acs',
+    'grep -v staging domains.txt | ampcors compile -o publishers.acs --cache google',
+    'ampcors compile domains.txt -o - | gzip > publishers.acs.gz',
+  ],
+  details: ['Warns (on stderr) when the list has no domain, or repeats domains: the file is still written.'],
+  exitCodes: {
+    [EXIT.ok]: 'the allow-set was written',
+    [EXIT.usage]: 'usage error',
+    [EXIT.badInput]: 'an invalid domain (nothing is written)',
+    [EXIT.unreadableFile]: 'the list could not be read, or the allow-set not written',
+  },
   run: async (context) => {
     const output = stringOption(context, 'output');
-    if (output === undefined) throw new UsageError('compile needs -o <file>');
+    if (output === undefined) throw new UsageError('compile needs -o <file> (or -o - for stdout)');
     if (context.positionals.length > 1) throw new UsageError('compile reads one list of domains');
+    const { stdout, stderr } = context.io;
+    if (output === '-' && stdout.isTTY === true) throw new UsageError('-o - writes a binary allow-set to stdout, which is a terminal here: redirect it to a file or a pipe');
     const cacheValue = context.values.cache;
     const cacheIds = Array.isArray(cacheValue) ? cacheValue.filter((id): id is string => typeof id === 'string') : [];
     const caches = cacheIds.map((id) => {
@@ -201,15 +275,15 @@ const compile: Command = {
       const path = resolve(context.io.cwd, input);
       total = await stat(path).then(
         (s) => s.size,
-        (error: NodeJS.ErrnoException) => {
-          throw new UnreadableFileError(input, error.code ?? String(error));
+        (error: unknown) => {
+          throw new FileError('read', input, error);
         },
       );
       source = createReadStream(path);
       name = input;
     }
     const builder = createAllowSetBuilder({ ...(caches.length > 0 ? { caches } : {}), encoding, hashBytes: Number(hashBytesText) });
-    const progress = createProgressBar(context.io.stderr, total, 'domains');
+    const progress = createProgressBar(stderr, total, 'domains', context.values.progress === true || stderr.isTTY === true);
     let bytesRead = 0;
     try {
       for await (const { text, lineNumber } of readLines(source, { comments: true, onBytes: (n) => (bytesRead += n) })) {
@@ -218,43 +292,52 @@ const compile: Command = {
         } catch (error) {
           if (!isAmpCorsError(error)) throw error;
           progress.clear();
-          await writeLine(context.io.stderr, `ampcors: ${name}:${lineNumber}: ${error.message}`);
-          return EXIT.badInput;
+          throw new CliError(EXIT.badInput, error.code, `${name}:${lineNumber}: ${error.message}`);
         }
         progress.update(bytesRead, builder.domainCount);
       }
     } catch (error) {
       progress.clear();
+      if (error instanceof CliError) throw error;
       // A read error of the input stream (EISDIR, EIO…) is an unreadable file.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (typeof code === 'string') throw new UnreadableFileError(name, code);
+      if (typeof (error as NodeJS.ErrnoException).code === 'string') throw new FileError('read', name, error);
       throw error;
     }
     progress.phase('sorting and encoding', builder.domainCount);
     const bytes = builder.build();
     progress.clear();
-    try {
-      await writeFile(resolve(context.io.cwd, output), bytes);
-    } catch (error) {
-      throw new UnreadableFileError(output, (error as NodeJS.ErrnoException).code ?? String(error));
+    if (output === '-') {
+      await writeBytes(stdout, bytes);
+    } else {
+      try {
+        await writeFile(resolve(context.io.cwd, output), bytes);
+      } catch (error) {
+        throw new FileError('write', output, error);
+      }
     }
     const set = loadAllowSet(bytes);
+    const duplicates = builder.hashCount - set.size;
+    const warn = warner(context);
+    if (builder.domainCount === 0) await warn(`${name} holds no domain: the allow-set allows nothing`);
+    else if (duplicates > 0) await warn(`${name} repeats domains: ${duplicates} of ${builder.hashCount} prefixes were duplicates, ${set.size} distinct kept`);
     const summary = {
       file: output,
       bytes: bytes.length,
       domains: builder.domainCount,
       prefixes: set.size,
+      duplicatePrefixes: duplicates,
       bytesPerDomain: builder.domainCount > 0 ? Number((bytes.length / builder.domainCount).toFixed(2)) : null,
       caches: set.caches.map((c) => c.id),
       encoding: set.encoding,
       hashBytes: set.hashBytes,
     };
-    await writeLine(
-      context.io.stdout,
-      context.json
-        ? JSON.stringify(summary)
-        : `wrote ${output}: ${summary.domains} domains, ${summary.prefixes} prefixes, ${summary.bytes} bytes${summary.bytesPerDomain === null ? '' : ` (${summary.bytesPerDomain} B/domain)`}, caches ${summary.caches.join(', ')}`,
-    );
+    // With -o -, stdout holds the allow-set: the summary goes to stderr.
+    const to = output === '-' ? stderr : stdout;
+    if (context.json) await writeJson(to, summary);
+    else {
+      const perDomain = summary.bytesPerDomain === null ? '' : ` (${summary.bytesPerDomain} B/domain)`;
+      await writeLine(to, `wrote ${output === '-' ? 'stdout' : output}: ${summary.domains} domains, ${summary.prefixes} prefixes, ${summary.bytes} bytes${perDomain}, caches ${summary.caches.join(', ')}`);
+    }
     return EXIT.ok;
   },
 };
@@ -264,10 +347,12 @@ const caches: Command = {
   usage: 'caches',
   options: {},
   examples: ['ampcors caches', 'ampcors caches --json'],
+  exitCodes: { [EXIT.ok]: 'ok', [EXIT.usage]: 'usage error' },
   run: async (context) => {
     if (context.positionals.length > 0) throw new UsageError('caches takes no arguments');
     for (const cache of CACHES) {
-      await writeLine(context.io.stdout, context.json ? JSON.stringify(cache) : `${cache.id}\t${cache.cacheDomain}\t${cache.name}`);
+      if (context.json) await writeJson(context.io.stdout, cache);
+      else await writeRow(context.io.stdout, [cache.id, cache.cacheDomain, cache.name]);
     }
     return EXIT.ok;
   },

@@ -9,15 +9,25 @@ import {
   createVerifier,
   type ExplainStep,
   explainOrigin,
-  isAmpCorsError,
   type OriginExplanation,
   type PrefixSource,
-  parseOrigin,
   prefixForms,
   type ReverseOriginResult,
   type Verdict,
 } from '@ampcors/core';
-import { CACHE_OPTION, type Command, cacheOption, EXIT, forEachInput, stringOption, UsageError, verdictJson, verdictText } from './command-kit.js';
+import {
+  badConfiguration,
+  CACHE_OPTION,
+  type Command,
+  cacheOption,
+  EXIT,
+  forEachInput,
+  malformedOrigin,
+  stringOption,
+  UsageError,
+  verdictJson,
+  verdictText,
+} from './command-kit.js';
 import { readListArgument } from './input-lines.js';
 import { writeLine } from './output.js';
 
@@ -94,12 +104,11 @@ function explanationText(origin: string, explanation: OriginExplanation): string
 }
 
 /**
- * The exit code of an explanation: 3 when the origin does not parse; with a
- * verdict, 0 allowed and 1 denied; without, 0 when a publisher domain was
- * found and 1 otherwise (a hashed prefix, or not a reversible cache origin).
+ * The exit code of an explanation of an origin that parses: with a verdict,
+ * 0 allowed and 1 denied; without, 0 when a publisher domain was found and 1
+ * otherwise (a hashed prefix, or not a reversible cache origin).
  */
-function explanationCode(origin: string, explanation: OriginExplanation): number {
-  if (!parseOrigin(origin).ok) return EXIT.badInput;
+function explanationCode(explanation: OriginExplanation): number {
   if (explanation.verdict !== undefined) return explanation.verdict.allowed ? EXIT.ok : EXIT.denied;
   return explanation.result.ok && !explanation.result.hashed ? EXIT.ok : EXIT.denied;
 }
@@ -119,24 +128,31 @@ function judgeWith(verify: (origin: string) => Verdict, sources: ReadonlyMap<str
 /** `ampcors explain`: the step-by-step reading of a cache origin (SPEC §4), with a verdict when publishers are given. */
 export const explain: Command = {
   summary: 'explain, step by step, how ampcors reads an Origin (SPEC §4), with the verdict for a publisher list',
-  usage: 'explain <origin> [--publishers <file|list> [--origins <file|list>]] [--cache <id>]',
+  usage: 'explain <origin> [--publishers <list|@file> [--origins <list|@file>]] [--cache <id>]',
   options: {
-    publishers: { type: 'string', arg: '<file|list>', description: 'publisher domains (example.com, *.example.org), a file or a comma list: adds the verdict and which listed domain produces the prefix' },
-    origins: { type: 'string', arg: '<file|list>', description: "the publisher's own origins, for the verdict (default: https:// + each publisher domain)" },
+    publishers: { type: 'string', arg: '<list|@file>', description: 'publisher domains (example.com, *.example.org), a comma list or @file: adds the verdict and which listed domain produces the prefix' },
+    origins: { type: 'string', arg: '<list|@file>', description: "the publisher's own origins, a comma list or @file, for the verdict (default: https:// + each publisher domain)" },
     cache: { ...CACHE_OPTION, description: `only this cache is registered (${CACHES.map((c) => c.id).join(', ')}; default: all)` },
   },
   examples: [
     'ampcors explain https://0-en--us-example-com-0.cdn.ampproject.org',
-    'ampcors explain https://v2c4ucasgcskftbjt4c7phpkbqedcdcqo23tkamleapoa5o6fygq.cdn.ampproject.org --publishers domains.txt',
+    'ampcors explain https://v2c4ucasgcskftbjt4c7phpkbqedcdcqo23tkamleapoa5o6fygq.cdn.ampproject.org --publishers @domains.txt',
     'ampcors explain --json --publishers example.com < origins.txt',
   ],
   details: [
     'Each step prints its status (done, skipped, failed), its input → output and a note;',
     'then the result (the publisher domain, a hashed prefix, or why the origin is not reversible).',
     'With --publishers: the verdict as `ampcors check` gives it, and the listed domains whose prefix it is',
-    '(the only way to tell whose a hashed prefix is). Exit 0 when a publisher domain was found (or,',
-    'with --publishers, when the origin is allowed), 1 otherwise, 3 for an origin that does not parse.',
+    '(the only way to tell whose a hashed prefix is). An origin that does not parse is explained too',
+    '(the step that refuses it), with a "did you mean" when only case, a slash or a path is wrong.',
   ],
+  exitCodes: {
+    [EXIT.ok]: 'a publisher domain was found (with --publishers: every origin allowed)',
+    [EXIT.denied]: 'a hashed prefix or not a reversible cache origin (with --publishers: an origin denied)',
+    [EXIT.usage]: 'usage error',
+    [EXIT.badInput]: 'an origin that does not parse; a publisher list refused',
+    [EXIT.unreadableFile]: 'a --publishers or --origins @file could not be read',
+  },
   run: async (context) => {
     const cache = cacheOption(context);
     const caches = cache ? [cache] : undefined;
@@ -145,15 +161,14 @@ export const explain: Command = {
     if (origins !== undefined && publishers === undefined) throw new UsageError('--origins goes with --publishers');
     let judge: ((origin: string, explanation: OriginExplanation) => OriginExplanation) | undefined;
     if (publishers !== undefined) {
-      const list = await readListArgument(publishers, context.io.cwd);
-      const own = origins === undefined ? undefined : await readListArgument(origins, context.io.cwd);
+      const warn = (message: string) => writeLine(context.io.stderr, `ampcors: warning: ${message}`);
+      const list = await readListArgument(publishers, context.io.cwd, '--publishers', warn);
+      const own = origins === undefined ? undefined : await readListArgument(origins, context.io.cwd, '--origins', warn);
       try {
         const verifier = createVerifier({ publishers: list, ...(own ? { origins: own } : {}), ...(caches ? { caches } : {}) });
         judge = judgeWith((o) => verifier.verify(o), indexPrefixSources(list));
       } catch (error) {
-        if (!isAmpCorsError(error)) throw error;
-        await writeLine(context.io.stderr, `ampcors: ${error.message}`);
-        return EXIT.badInput;
+        throw badConfiguration(error);
       }
     }
     let count = 0;
@@ -161,7 +176,13 @@ export const explain: Command = {
       const traced = explainOrigin(input, caches ? { caches } : {});
       const explanation = judge ? judge(input, traced) : traced;
       const text = explanationText(input, explanation);
-      return { code: explanationCode(input, explanation), text: count++ === 0 ? text : ['', ...text], json: explanationJson(input, explanation) };
+      const shown = count++ === 0 ? text : ['', ...text];
+      // An origin that does not parse: its explanation (the refusing step), plus the error every command gives it.
+      const malformed = malformedOrigin(input);
+      if (malformed) {
+        return { code: malformed.code, text: [...shown, `error:       ${malformed.message ?? ''}`], json: { ...malformed.json, ...explanationJson(input, explanation) } };
+      }
+      return { code: explanationCode(explanation), text: shown, json: explanationJson(input, explanation) };
     });
   },
 };

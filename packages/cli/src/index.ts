@@ -5,12 +5,11 @@
  * @packageDocumentation
  */
 import { parseArgs } from 'node:util';
-import { type Command, type CommandIo, COMMANDS, EXIT, UsageError } from './commands.js';
-import { UnreadableFileError } from './input-lines.js';
-import { type InputStream, type OutputStream, writeLine } from './output.js';
+import { CliError, type Command, type CommandIo, COMMANDS, EXIT, EXIT_MEANINGS } from './commands.js';
+import { type InputStream, type OutputStream, writeJson, writeLine, writeLines } from './output.js';
 
-export { type Command, type CommandContext, type CommandIo, type CommandOption, COMMANDS, EXIT, UsageError } from './commands.js';
-export { type InputStream, type OutputStream } from './output.js';
+export { CliError, type Command, type CommandContext, type CommandIo, type CommandOption, COMMANDS, EXIT, EXIT_MEANINGS, UsageError } from './commands.js';
+export { escapeControls, type InputStream, jsonLine, type OutputStream } from './output.js';
 
 /** The version of the `ampcors` command (kept equal to package.json by a test). */
 export const VERSION = '0.1.0';
@@ -29,17 +28,12 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', description: 'show help' },
 } as const;
 
-const EXIT_CODES_HELP = [
-  'Exit codes:',
-  '  0  ok (check: every origin allowed)',
-  '  1  negative answer (check, redis check, explain --publishers: an origin denied; reverse, explain: no publisher domain)',
-  '  2  usage error',
-  '  3  bad input (invalid domain, URL or origin; invalid allow-set or configuration)',
-  '  4  a file could not be read or written',
-  '  5  Redis unavailable (redis commands)',
-];
+/** The `Exit codes:` block of a help text. */
+function exitCodesHelp(meanings: Readonly<Record<number, string>>): string[] {
+  return ['Exit codes:', ...Object.entries(meanings).map(([code, meaning]) => `  ${code}  ${meaning}`)];
+}
 
-function mainHelp(): string {
+function mainHelp(): string[] {
   const names = Object.keys(COMMANDS);
   const width = Math.max(...names.map((n) => n.length));
   return [
@@ -51,13 +45,15 @@ function mainHelp(): string {
     ...names.map((name) => `  ${name.padEnd(width)}  ${(COMMANDS[name] as Command).summary}`),
     '',
     'Every command reads one input per line from stdin when no input argument (or `-`) is given.',
+    'Lists (--publishers, --origins) are comma-separated; @file reads one entry per line from a file.',
+    'Control characters of the input are shown escaped (\\x1b); --json output is JSON.',
     'Run `ampcors <command> --help` for its options. `ampcors --version` prints the version.',
     '',
-    ...EXIT_CODES_HELP,
-  ].join('\n');
+    ...exitCodesHelp(EXIT_MEANINGS),
+  ];
 }
 
-function commandHelp(name: string, command: Command): string {
+function commandHelp(name: string, command: Command): string[] {
   const options = { ...command.options, ...COMMON_OPTIONS };
   const rows = Object.entries(options).map(([option, spec]) => {
     const flag = `${'short' in spec && spec.short !== undefined ? `-${spec.short}, ` : ''}--${option}${'arg' in spec && spec.arg !== undefined ? ` ${spec.arg}` : ''}`;
@@ -77,8 +73,8 @@ function commandHelp(name: string, command: Command): string {
     'Examples:',
     ...command.examples.map((example) => `  ${example}`),
     '',
-    ...EXIT_CODES_HELP,
-  ].join('\n');
+    ...exitCodesHelp(command.exitCodes),
+  ];
 }
 
 function processIo(io: CliIo): CommandIo {
@@ -94,22 +90,30 @@ function processIo(io: CliIo): CommandIo {
  * Runs the `ampcors` command line: `argv` without the node and script paths
  * (`process.argv.slice(2)`). Never throws for bad input; resolves to the exit
  * code ({@link EXIT}): 0 ok, 1 denied / not reversible, 2 usage error,
- * 3 bad input, 4 unreadable file, 5 Redis unavailable.
+ * 3 bad input, 4 unreadable or unwritable file, 5 Redis unavailable,
+ * 6 an optional package missing. An error that ends a command is one line
+ * `ampcors: <message>` on stderr, or with `--json` one line
+ * `{"error": {"code", "message"}}` on stdout — the shape of a bad input line,
+ * without its `"input"`.
  *
  * @example await run(['prefix', 'example.com'], { stdout }) // 0, writes "example-com\n"
  */
 export async function run(argv: readonly string[], io: CliIo = {}): Promise<number> {
   const streams = processIo(io);
-  const usage = async (message: string, hint: string): Promise<number> => {
-    await writeLine(streams.stderr, `ampcors: ${message}\n${hint}`);
-    return EXIT.usage;
+  // --json anywhere (even next to a usage error) asks for JSON errors.
+  const json = argv.includes('--json');
+  const fail = async (error: CliError, hint?: string): Promise<number> => {
+    if (json) await writeJson(streams.stdout, { error: { code: error.code, message: error.message } });
+    else await writeLines(streams.stderr, [`ampcors: ${error.message}`, ...(hint === undefined ? [] : [hint])]);
+    return error.exit;
   };
+  const usage = (message: string, hint: string): Promise<number> => fail(new CliError(EXIT.usage, 'usage', message), hint);
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? rest[0] : undefined;
-    const command = topic === undefined ? undefined : COMMANDS[topic];
+    const command = topic === undefined || !Object.hasOwn(COMMANDS, topic) ? undefined : COMMANDS[topic];
     if (topic !== undefined && command === undefined) return usage(`unknown command ${JSON.stringify(topic)}`, 'Run `ampcors --help` for the list.');
-    await writeLine(name === undefined ? streams.stderr : streams.stdout, command ? commandHelp(topic as string, command) : mainHelp());
+    await writeLines(name === undefined ? streams.stderr : streams.stdout, command ? commandHelp(topic as string, command) : mainHelp());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
@@ -132,17 +136,13 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<numb
     return usage(error instanceof Error ? error.message : String(error), hint);
   }
   if (parsed.values.help === true) {
-    await writeLine(streams.stdout, commandHelp(name, command));
+    await writeLines(streams.stdout, commandHelp(name, command));
     return EXIT.ok;
   }
   try {
     return await command.run({ positionals: parsed.positionals, values: parsed.values, json: parsed.values.json === true, io: streams });
   } catch (error) {
-    if (error instanceof UsageError) return usage(error.message, hint);
-    if (error instanceof UnreadableFileError) {
-      await writeLine(streams.stderr, `ampcors: ${error.message}`);
-      return EXIT.unreadableFile;
-    }
+    if (error instanceof CliError) return fail(error, error.exit === EXIT.usage ? hint : undefined);
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { CliError, EXIT, UsageError } from './errors.js';
 
 /** Where a line came from, for error messages. */
 export interface InputLine {
@@ -53,51 +54,99 @@ export async function* readLines(source: AsyncIterable<string | Uint8Array>, opt
   if (pending !== '') yield* emit(pending);
 }
 
-/** A `--publishers` or `--origins` value that names a file that cannot be read. */
-export class UnreadableFileError extends Error {
+/** The system's reasons, in words (never a raw `ENOENT`). */
+const REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  ENAMETOOLONG: 'file name too long',
+  ELOOP: 'too many levels of symbolic links',
+  EBUSY: 'the file is busy',
+  EIO: 'input/output error',
+  EINVAL: 'invalid argument',
+  EEXIST: 'file exists',
+  ETXTBSY: 'the file is busy',
+};
+
+/**
+ * Why a file operation failed, in words: the known system codes by name, else
+ * the system's message without its code and the path it repeats.
+ */
+export function reasonOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && REASONS[code] !== undefined) return REASONS[code] as string;
+  const message = error instanceof Error ? error.message : String(error);
+  const words = message.replace(/^[A-Z][A-Z0-9_]*: /, '').replace(/, [a-z]+ '.*'$/s, '');
+  return words === '' ? 'unknown error' : words;
+}
+
+/** A file that cannot be read (`cannot read <path>: <reason>`) or written (`cannot write …`): exit 4. */
+export class FileError extends CliError {
   /**
+   * @param action - what failed
    * @param path - the file as given
-   * @param why - the system's reason
+   * @param error - the system's error
    */
-  constructor(path: string, why: string) {
-    super(`cannot read ${path}: ${why}`);
-    this.name = 'UnreadableFileError';
+  constructor(action: 'read' | 'write', path: string, error: unknown) {
+    super(EXIT.unreadableFile, action === 'read' ? 'unreadable-file' : 'unwritable-file', `cannot ${action} ${path}: ${reasonOf(error)}`);
+    this.name = 'FileError';
   }
 }
 
-/** Reads a whole file as bytes, turning any failure into an {@link UnreadableFileError}. */
+/** Reads a whole file as bytes, turning any failure into a {@link FileError}. */
 export async function readFileBytes(path: string, cwd: string): Promise<Uint8Array> {
   try {
     return await readFile(resolve(cwd, path));
   } catch (error) {
-    throw new UnreadableFileError(path, (error as NodeJS.ErrnoException).code ?? String(error));
+    throw new FileError('read', path, error);
   }
 }
 
+/** The lines of a list file: trimmed, blank lines and `#` comments skipped. */
+async function listFileLines(path: string, cwd: string): Promise<string[]> {
+  const text = new TextDecoder().decode(await readFileBytes(path, cwd));
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
 /**
- * Resolves a `<file|comma list>` argument: the lines of the file when it
- * names an existing file (blank lines and `#` comments skipped), else the
- * comma-separated items. A value with a path separator (other than in
- * `scheme://`) must be a file.
+ * Resolves a `--publishers` / `--origins` value, never guessing: `@path` is a
+ * file (one entry per line, blank lines and `#` comments skipped); anything
+ * else is a comma-separated list. A list item with a path separator (other
+ * than in `scheme://`) is refused with a hint to write `@`; a value that is
+ * also the name of a file here gets a warning that it was read as a list.
  *
- * @throws UnreadableFileError for a path that cannot be read.
+ * @param option - the option's name, for messages (`--publishers`)
+ * @param warn - writes a warning line
+ * @throws FileError for an `@path` that cannot be read; UsageError for `@` alone or a path given as a list.
  */
-export async function readListArgument(value: string, cwd: string): Promise<string[]> {
-  const path = resolve(cwd, value);
-  const isFile = await stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-  // A path separator outside a URL scheme means a file was meant (and is missing).
-  if (isFile || /[/\\]/.test(value.replaceAll('://', ''))) {
-    const text = new TextDecoder().decode(await readFileBytes(value, cwd));
-    return text
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line !== '' && !line.startsWith('#'));
+export async function readListArgument(value: string, cwd: string, option: string, warn: (message: string) => Promise<void>): Promise<string[]> {
+  if (value.startsWith('@')) {
+    const path = value.slice(1);
+    if (path === '') throw new UsageError(`${option} @ needs a file name: ${option} @<file>`);
+    return listFileLines(path, cwd);
   }
-  return value
+  const items = value
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+  if (/[/\\]/.test(value.replaceAll('://', ''))) {
+    throw new UsageError(`${option} ${value} is read as a comma-separated list, and a list item has no "/"; to read a file, write ${option} @${value}`);
+  }
+  const isFile = await stat(resolve(cwd, value)).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  if (isFile) await warn(`${option} ${value} is read as a list, not as the file of that name; to read the file, write ${option} @${value}`);
+  return items;
 }

@@ -13,15 +13,19 @@ export interface ProgressBar {
 const WIDTH = 30;
 const INTERVAL_MS = 100;
 
+/** A progress bar that draws nothing. */
+export const NO_PROGRESS: ProgressBar = { update() {}, phase() {}, clear() {} };
+
 /**
  * A one-line progress bar on `stream` (stderr), redrawn at most every 100 ms,
- * shown only when `stream.isTTY` so piped output stays quiet.
+ * shown by default only when `stream.isTTY`, so piped output stays quiet.
  *
  * @param total - the amount `done` counts towards, or `undefined` when unknown (stdin)
  * @param unit - what the items are, e.g. `domains`
+ * @param show - whether to draw at all (`--progress` forces it; `check` also asks that stdout is not the same terminal)
  */
-export function createProgressBar(stream: OutputStream, total: number | undefined, unit: string): ProgressBar {
-  if (stream.isTTY !== true) return { update() {}, phase() {}, clear() {} };
+export function createProgressBar(stream: OutputStream, total: number | undefined, unit: string, show = stream.isTTY === true): ProgressBar {
+  if (!show) return NO_PROGRESS;
   let last = 0;
   let shown = false;
   const draw = (text: string): void => {

@@ -9,9 +9,9 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { canonicalDomain, createAsyncVerifier, isAmpCorsError } from '@ampcors/core';
 import type { RedisRegistry } from '@ampcors/redis';
-import { type Command, type CommandContext, EXIT, forEachInput, stringOption, UsageError, verdictJson, verdictText } from './command-kit.js';
-import { type InputLine, readLines, UnreadableFileError } from './input-lines.js';
-import { type InputStream, writeLine } from './output.js';
+import { CliError, type Command, type CommandContext, EXIT, forEachInput, malformedOrigin, stringOption, UsageError, verdictJson, verdictText } from './command-kit.js';
+import { FileError, type InputLine, readLines } from './input-lines.js';
+import { type InputStream, writeJson, writeLine } from './output.js';
 
 /** The Redis URL used without `--url`. */
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -25,12 +25,40 @@ const MAX_LISTED_PROBLEMS = 20;
 const SUBCOMMANDS = ['add', 'remove', 'load', 'count', 'check'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
-/** Redis could not be reached, or stopped answering. */
-class RedisUnavailableError extends Error {
+/** Redis could not be reached, or stopped answering: exit 5. */
+class RedisUnavailableError extends CliError {
   constructor(url: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(`Redis at ${url} is unavailable: ${why} (is redis-server running there? see --url)`);
+    super(EXIT.unavailable, 'redis-unavailable', `Redis at ${url} is unavailable: ${why} (is redis-server running there? see --url)`);
     this.name = 'RedisUnavailableError';
+  }
+}
+
+/** The package the `redis` command loads on demand (an optional peer dependency of `@ampcors/cli`). */
+export const REDIS_PACKAGE = '@ampcors/redis';
+
+/** True when `error` says that `specifier` itself (not something it imports) could not be found. */
+function isMissing(error: unknown, specifier: string): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && error instanceof Error && error.message.includes(`'${specifier}'`);
+}
+
+/**
+ * Loads `@ampcors/redis` when a `redis` subcommand runs — never before, so
+ * the other commands work without it (and without a Redis client library).
+ *
+ * @throws CliError exit 6 when it is not installed, with the command to install it.
+ */
+async function loadRedisPackage(): Promise<typeof import('@ampcors/redis')> {
+  try {
+    return await import('@ampcors/redis');
+  } catch (error) {
+    if (!isMissing(error, REDIS_PACKAGE)) throw error;
+    throw new CliError(
+      EXIT.missingPackage,
+      'missing-package',
+      `ampcors redis needs the optional package ${REDIS_PACKAGE}, which is not installed: run \`npm install ${REDIS_PACKAGE}\` (next to @ampcors/cli; globally: npm install -g ${REDIS_PACKAGE})`,
+    );
   }
 }
 
@@ -66,7 +94,7 @@ function settingsOf(context: CommandContext): RedisSettings {
  * the timeout) before anything is sent; returns it with the current count.
  */
 async function connect(settings: RedisSettings): Promise<{ registry: RedisRegistry; size: number }> {
-  const { createRedisRegistry } = await import('@ampcors/redis');
+  const { createRedisRegistry } = await loadRedisPackage();
   const registry = createRedisRegistry({ url: settings.url, keyPrefix: settings.keyPrefix, timeoutMs: settings.timeoutMs });
   try {
     return { registry, size: await registry.size() };
@@ -76,17 +104,26 @@ async function connect(settings: RedisSettings): Promise<{ registry: RedisRegist
   }
 }
 
+/** One invalid line of a list. */
+interface Problem {
+  readonly input: string;
+  /** `argument 2`, `stdin:3`, `domains.txt:3`. */
+  readonly where: string;
+  readonly code: string;
+  readonly message: string;
+}
+
 /** A list of domains, canonical, or the problems found in it. */
 interface DomainList {
   readonly domains: string[];
-  readonly problems: string[];
+  readonly problems: Problem[];
   readonly problemCount: number;
 }
 
 /** Reads and canonicalizes every domain before anything is written: one bad line and nothing is. */
 async function collectDomains(lines: AsyncIterable<InputLine> | Iterable<InputLine>, where: (lineNumber: number) => string): Promise<DomainList> {
   const domains: string[] = [];
-  const problems: string[] = [];
+  const problems: Problem[] = [];
   let problemCount = 0;
   for await (const { text, lineNumber } of lines) {
     try {
@@ -94,7 +131,7 @@ async function collectDomains(lines: AsyncIterable<InputLine> | Iterable<InputLi
     } catch (error) {
       if (!isAmpCorsError(error)) throw error;
       problemCount++;
-      if (problems.length < MAX_LISTED_PROBLEMS) problems.push(`${where(lineNumber)}: ${error.message}`);
+      if (problems.length < MAX_LISTED_PROBLEMS) problems.push({ input: text, where: where(lineNumber), code: error.code, message: error.message });
     }
   }
   return { domains, problems, problemCount };
@@ -118,8 +155,8 @@ async function listLines(context: CommandContext, args: readonly string[]): Prom
     return { lines: readLines(context.io.stdin, { comments: true }), where: (n) => `stdin:${n}`, name: 'stdin' };
   }
   const path = resolve(context.io.cwd, input);
-  await stat(path).catch((error: NodeJS.ErrnoException) => {
-    throw new UnreadableFileError(input, error.code ?? String(error));
+  await stat(path).catch((error: unknown) => {
+    throw new FileError('read', input, error);
   });
   const source: InputStream = createReadStream(path);
   return { lines: readLines(source, { comments: true }), where: (n) => `${input}:${n}`, name: input };
@@ -130,17 +167,23 @@ async function readAll(lines: AsyncIterable<InputLine> | Iterable<InputLine>, wh
   try {
     return await collectDomains(lines, where);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (typeof code === 'string') throw new UnreadableFileError(name, code);
+    if (typeof (error as NodeJS.ErrnoException).code === 'string') throw new FileError('read', name, error);
     throw error;
   }
 }
 
+/** Every listed problem on stderr (text) or as one line each on stdout (`--json`), then the total. */
 async function reportProblems(context: CommandContext, list: DomainList): Promise<number> {
-  for (const problem of list.problems) await writeLine(context.io.stderr, `ampcors: ${problem}`);
+  const summary = `${list.problemCount} invalid domain${list.problemCount === 1 ? '' : 's'}; nothing was written to Redis`;
+  if (context.json) {
+    for (const problem of list.problems) await writeJson(context.io.stdout, { input: problem.input, error: { code: problem.code, message: problem.message } });
+    await writeJson(context.io.stdout, { error: { code: 'invalid-domain', message: summary } });
+    return EXIT.badInput;
+  }
+  for (const problem of list.problems) await writeLine(context.io.stderr, `ampcors: ${problem.where}: ${problem.message}`);
   const more = list.problemCount - list.problems.length;
   if (more > 0) await writeLine(context.io.stderr, `ampcors: … and ${more} more invalid domain${more === 1 ? '' : 's'}`);
-  await writeLine(context.io.stderr, `ampcors: ${list.problemCount} invalid domain${list.problemCount === 1 ? '' : 's'}; nothing was written to Redis`);
+  await writeLine(context.io.stderr, `ampcors: ${summary}`);
   return EXIT.badInput;
 }
 
@@ -165,8 +208,7 @@ async function change(context: CommandContext, subcommand: 'add' | 'remove' | 'l
       total = await registry.size();
     } catch (error) {
       if (!isAmpCorsError(error)) throw new RedisUnavailableError(settings.shownUrl, error);
-      await writeLine(context.io.stderr, `ampcors: ${error.message}`);
-      return EXIT.badInput;
+      throw new CliError(EXIT.badInput, error.code, error.message);
     }
     const n = list.domains.length;
     const key = `${settings.keyPrefix}domains`;
@@ -178,7 +220,8 @@ async function change(context: CommandContext, subcommand: 'add' | 'remove' | 'l
     if (subcommand === 'remove') text = `removed ${changed} of ${plural(n, 'domain')} (${n - changed} not present); ${key} holds ${total}`;
     else if (subcommand === 'add') text = `added ${changed} of ${plural(n, 'domain')} (${n - changed} already present); ${key} holds ${total}`;
     else text = `loaded ${plural(n, 'domain')}: ${changed} new, ${n - changed} already present; ${key} holds ${total}`;
-    await writeLine(context.io.stdout, context.json ? JSON.stringify(summary) : text);
+    if (context.json) await writeJson(context.io.stdout, summary);
+    else await writeLine(context.io.stdout, text);
     return EXIT.ok;
   } finally {
     await registry.close();
@@ -192,7 +235,8 @@ async function count(context: CommandContext, args: readonly string[]): Promise<
   const { registry, size } = await connect(settings);
   await registry.close();
   const key = `${settings.keyPrefix}domains`;
-  await writeLine(context.io.stdout, context.json ? JSON.stringify({ command: 'count', total: size, key }) : `${key} holds ${size}`);
+  if (context.json) await writeJson(context.io.stdout, { command: 'count', total: size, key });
+  else await writeLine(context.io.stdout, `${key} holds ${size}`);
   return EXIT.ok;
 }
 
@@ -204,6 +248,8 @@ async function check(context: CommandContext, args: readonly string[]): Promise<
   try {
     const verifier = createAsyncVerifier({ source: registry });
     return await forEachInput({ ...context, positionals: args }, 'origin', async (input) => {
+      const malformed = malformedOrigin(input);
+      if (malformed) return malformed;
       const verdict = await verifier.verify(input);
       const unavailable = !verdict.allowed && verdict.reason === 'source-unavailable';
       return {
@@ -243,21 +289,25 @@ export const redis: Command = {
     '',
     'Every domain is validated before anything is written: one invalid line (reported with its',
     'line number, exit 3) and Redis is left untouched. Redis unreachable: exit 5.',
+    `Needs the optional package ${REDIS_PACKAGE} (npm install ${REDIS_PACKAGE}); without it: exit 6.`,
   ],
+  exitCodes: {
+    [EXIT.ok]: 'done (check: every origin allowed)',
+    [EXIT.denied]: 'check: an origin denied',
+    [EXIT.usage]: 'usage error',
+    [EXIT.badInput]: 'an invalid domain (nothing is written); check: an origin that does not parse',
+    [EXIT.unreadableFile]: 'load: the list could not be read',
+    [EXIT.unavailable]: 'Redis could not be reached, or stopped answering',
+    [EXIT.missingPackage]: `${REDIS_PACKAGE} is not installed`,
+  },
   run: async (context) => {
     const [subcommand, ...args] = context.positionals;
     if (subcommand === undefined || !(SUBCOMMANDS as readonly string[]).includes(subcommand)) {
       throw new UsageError(subcommand === undefined ? `redis needs a subcommand: ${SUBCOMMANDS.join(', ')}` : `unknown redis subcommand ${JSON.stringify(subcommand)} (known: ${SUBCOMMANDS.join(', ')})`);
     }
-    try {
-      const which = subcommand as Subcommand;
-      if (which === 'count') return await count(context, args);
-      if (which === 'check') return await check(context, args);
-      return await change(context, which, args);
-    } catch (error) {
-      if (!(error instanceof RedisUnavailableError)) throw error;
-      await writeLine(context.io.stderr, `ampcors: ${error.message}`);
-      return EXIT.unavailable;
-    }
+    const which = subcommand as Subcommand;
+    if (which === 'count') return count(context, args);
+    if (which === 'check') return check(context, args);
+    return change(context, which, args);
   },
 };

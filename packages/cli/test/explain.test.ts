@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AmpCache, cacheOrigin, createVerifier, type ExplainOriginOptions, explainOrigin, findCache, type OriginExplanation, prefixForms } from '@ampcors/core';
+import { type AmpCache, cacheOrigin, createVerifier, type ExplainOriginOptions, explainOrigin, findCache, type OriginExplanation, parseOrigin, prefixForms } from '@ampcors/core';
 import { EXIT } from '@ampcors/cli';
 import { cliIn, json } from './harness.js';
 
@@ -34,8 +34,23 @@ const CASES: { origin: string; kind: string; plain: number; judged: number }[] =
   { origin: 'example-com.cdn.ampproject.org', kind: 'malformed (no scheme)', plain: EXIT.badInput, judged: EXIT.badInput },
 ];
 
-/** The JSON the command must print: explainOrigin's object with caches by id and the input first. */
+/** True for an origin that does not parse (`null` aside): every command answers it with exit 3 and an error. */
+function malformed(origin: string): boolean {
+  const parsed = parseOrigin(origin);
+  return !parsed.ok && parsed.reason !== 'null-origin';
+}
+
+/**
+ * The JSON the command must print: explainOrigin's object with caches by id
+ * and the input first; for a malformed origin, the error every command gives it first.
+ */
 function expected(origin: string, options: ExplainOriginOptions = {}): Record<string, unknown> {
+  const parsed = parseOrigin(origin);
+  const error = parsed.ok ? {} : { input: origin, error: expect.objectContaining({ code: 'invalid-origin', reason: parsed.reason }) };
+  return malformed(origin) ? { ...error, ...explained(origin, options) } : explained(origin, options);
+}
+
+function explained(origin: string, options: ExplainOriginOptions): Record<string, unknown> {
   const explanation: OriginExplanation = explainOrigin(origin, options);
   const byId = (value: object) => {
     const { cache, ...rest } = value as { cache?: AmpCache };
@@ -91,7 +106,7 @@ describe('explain --json equals explainOrigin', () => {
       cacheOrigin('site9999.example'),
       'https://site3.example',
     ];
-    const { stdout } = await cli(['explain', '--json', '--publishers', 'many.txt'], origins.join('\n'));
+    const { stdout } = await cli(['explain', '--json', '--publishers', '@many.txt'], origins.join('\n'));
     const lines = json(stdout);
     expect(lines).toHaveLength(origins.length);
     origins.forEach((origin, i) => expect(lines[i], origin).toEqual(expected(origin, { publishers: listed })));
@@ -147,7 +162,9 @@ describe('explain as text', () => {
       for (const source of sources) expect(rest[2]).toContain(`${source.publisherDomain}`);
       if (sources.length === 0) expect(rest[2]).toContain('no listed publisher domain');
     }
-    expect(rest).toHaveLength('prefix' in result && result.prefix !== undefined ? 3 : 2);
+    // A malformed origin ends with the error every command gives it.
+    if (malformed(origin)) expect(rest.at(-1)).toMatch(new RegExp(`^error: +${origin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a valid Origin \\(`));
+    expect(rest).toHaveLength(('prefix' in result && result.prefix !== undefined ? 3 : 2) + (malformed(origin) ? 1 : 0));
   });
 
   it('without publishers there is no verdict; stdin origins are separated by a blank line', async () => {
@@ -179,7 +196,8 @@ describe('explain errors', () => {
   });
 
   it('an unreadable publishers file is 4; usage errors are 2', async () => {
-    expect((await cli(['explain', 'https://x.com', '--publishers', './missing.txt'])).code).toBe(EXIT.unreadableFile);
+    expect((await cli(['explain', 'https://x.com', '--publishers', '@missing.txt'])).code).toBe(EXIT.unreadableFile);
+    expect((await cli(['explain', 'https://x.com', '--publishers', './missing.txt'])).code).toBe(EXIT.usage); // a path is not a list: @ reads a file
     expect((await cli(['explain', 'https://x.com', '--origins', 'https://x.com'])).code).toBe(EXIT.usage);
     expect((await cli(['explain', 'https://x.com', '--cache', 'nope'])).code).toBe(EXIT.usage);
     const tty = await cli(['explain'], '', { stdinTTY: true });

@@ -2,13 +2,19 @@
 // streams: shared by the CLI test files.
 import { type InputStream, type OutputStream, run } from '@ampcors/cli';
 
-/** An output stream that keeps what was written. */
+/** An output stream that keeps what was written (text, and bytes as written). */
 export class Capture implements OutputStream {
   text = '';
+  readonly chunks: Uint8Array[] = [];
   constructor(readonly isTTY = false) {}
-  write(chunk: string): boolean {
-    this.text += chunk;
+  write(chunk: string | Uint8Array): boolean {
+    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    this.text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('latin1');
     return true;
+  }
+  /** Everything written, as bytes. */
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks);
   }
   /** The non-empty lines written. */
   get lines(): string[] {
@@ -31,13 +37,14 @@ export async function* chunks(text: string): AsyncGenerator<string> {
 /** Options of a run: whether stdin and stderr claim to be terminals. */
 export interface CliOptions {
   stdinTTY?: boolean;
+  stdoutTTY?: boolean;
   stderrTTY?: boolean;
 }
 
 /** A runner of `ampcors <argv>` with `stdin` piped in and relative paths resolved against `cwd`. */
 export function cliIn(cwd: string): (argv: string[], stdin?: string, options?: CliOptions) => Promise<Result> {
   return async (argv, stdin = '', options = {}) => {
-    const stdout = new Capture();
+    const stdout = new Capture(options.stdoutTTY === true);
     const stderr = new Capture(options.stderrTTY === true);
     const input: InputStream = Object.assign(chunks(stdin), { isTTY: options.stdinTTY === true });
     const code = await run(argv, { stdin: input, stdout, stderr, cwd });

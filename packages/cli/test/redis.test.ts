@@ -139,7 +139,7 @@ describe('redis: invalid input writes nothing', () => {
     }
     expect((await cli(['redis', 'add', ...args], '', { stdinTTY: true })).stderr.text).toMatch(/no domains given/);
     const missing = await cli(['redis', 'load', 'missing.txt', ...args]);
-    expect([missing.code, missing.stderr.text]).toEqual([EXIT.unreadableFile, 'ampcors: cannot read missing.txt: ENOENT\n']);
+    expect([missing.code, missing.stderr.text]).toEqual([EXIT.unreadableFile, 'ampcors: cannot read missing.txt: no such file or directory\n']);
     expect((await cli(['redis', 'load', '.', ...args])).code).toBe(EXIT.unreadableFile);
   });
 });
