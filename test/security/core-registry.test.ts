@@ -215,6 +215,18 @@ describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
       'cacheDomain c3.example.net overlaps c3.example.net',
     );
   });
+  it('by default a fetched list may only name frame and update-cache domains of the bundled operators (a hostile list cannot claim a publisher\'s domain)', () => {
+    const google = { ...CACHES[0]! };
+    expect(validateCaches([google])[0]).toEqual(CACHES[0]);
+    expect(validateCaches([{ ...CACHES[1]! }])[0]).toEqual(CACHES[1]);
+    for (const key of ['thirdPartyFrameDomainSuffix', 'updateCacheApiDomainSuffix']) {
+      const error = errorOf(() => validateCaches([{ ...google, [key]: 'www.example.com' }]));
+      expect(error.message).toBe(`caches[0]: ${key} "www.example.com" is not under a trusted operator (ampproject.org, ampproject.net, bing-amp.com, bing-amp.net)`);
+      expect(errorOf(() => validateCaches([{ ...google, [key]: 'frames.ampproject.org' }], { trustedOperators: ['example.com'] })).message).toMatch(/not under a trusted operator \(example\.com\)$/);
+      const own = { id: 'own', name: 'Own', cacheDomain: 'amp.example.com', [key]: 'f.example.com' };
+      expect(validateCaches([own], { trustedOperators: ['example.com'] })[0]).toEqual(own);
+    }
+  });
   it('the frame and update-cache domains must be canonical domains below a registrable domain (publisher rules are checked against them)', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ thirdPartyFrameDomainSuffix: 'net' }, /^caches\[0\]: thirdPartyFrameDomainSuffix "net" is a public suffix$/],

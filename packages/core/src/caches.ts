@@ -65,8 +65,11 @@ export interface ValidateCachesOptions {
    * Registrable domains (eTLD+1) a cache may live under. A list read from
    * the network may only name caches of operators you already trust, so a
    * refresh can never widen trust. Default: those of the bundled
-   * {@link CACHES} (`ampproject.org`, `bing-amp.com`). Pass `null` to accept
-   * any registrable domain (for lists you wrote yourself).
+   * {@link CACHES} (`ampproject.org`, `bing-amp.com`), and for
+   * `updateCacheApiDomainSuffix` and `thirdPartyFrameDomainSuffix` those of
+   * any domain of the bundled caches (also `ampproject.net`, `bing-amp.net`).
+   * A list given here applies to all three. Pass `null` to accept any
+   * registrable domain (for lists you wrote yourself).
    */
   readonly trustedOperators?: readonly string[] | null;
 }
@@ -104,8 +107,8 @@ function cacheOperatedDomain(value: string, key: string, index: number): { reado
  * canonical copy. At most {@link MAX_CACHES} entries. Every `cacheDomain`
  * (and `updateCacheApiDomainSuffix` and `thirdPartyFrameDomainSuffix` when
  * given) must be a canonical domain that is a registrable domain or below one
- * — never a public suffix such as `com` or `github.io` — and every
- * `cacheDomain`, by default, under a trusted operator. Ids must be unique and
+ * — never a public suffix such as `com` or `github.io` — and, by default,
+ * under a trusted operator. Ids must be unique and
  * so must cache domains; one cache domain may not sit below another. The work
  * is linear in the size of the list.
  *
@@ -119,6 +122,16 @@ export function validateCaches(list: unknown, options: ValidateCachesOptions = {
     throw new AmpCorsError('invalid-cache', `caches has ${list.length} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`);
   }
   const trusted = options.trustedOperators === undefined ? defaultOperators() : options.trustedOperators;
+  // Publisher rules are refused at or under these suffixes: a hostile list
+  // naming a publisher's own domain here would make its configuration fail.
+  const trustedSuffixes = options.trustedOperators === undefined ? defaultSuffixOperators() : options.trustedOperators;
+  const checkSuffix = (value: string | undefined, key: string, index: number): void => {
+    if (value === undefined) return;
+    const { domain, registrable } = cacheOperatedDomain(value, key, index);
+    if (trustedSuffixes !== null && !trustedSuffixes.includes(registrable)) {
+      throw bad(index, `${key} ${JSON.stringify(domain)} is not under a trusted operator (${trustedSuffixes.join(', ')})`);
+    }
+  };
   const out: AmpCache[] = [];
   const ids = new Set<string>();
   const domains = new Set<string>();
@@ -142,8 +155,8 @@ export function validateCaches(list: unknown, options: ValidateCachesOptions = {
     const docs = optionalString(entry, 'docs', index);
     const update = optionalString(entry, 'updateCacheApiDomainSuffix', index);
     const frame = optionalString(entry, 'thirdPartyFrameDomainSuffix', index);
-    if (update !== undefined) cacheOperatedDomain(update, 'updateCacheApiDomainSuffix', index);
-    if (frame !== undefined) cacheOperatedDomain(frame, 'thirdPartyFrameDomainSuffix', index);
+    checkSuffix(update, 'updateCacheApiDomainSuffix', index);
+    checkSuffix(frame, 'thirdPartyFrameDomainSuffix', index);
     out.push(
       Object.freeze({
         id,
@@ -168,6 +181,11 @@ export function validateCaches(list: unknown, options: ValidateCachesOptions = {
 
 function defaultOperators(): readonly string[] {
   return CACHES.map((cache) => getDomain(cache.cacheDomain, { allowPrivateDomains: true }) as string);
+}
+
+function defaultSuffixOperators(): readonly string[] {
+  const domains = CACHES.flatMap((cache) => [cache.cacheDomain, cache.thirdPartyFrameDomainSuffix, cache.updateCacheApiDomainSuffix]);
+  return [...new Set(domains.map((domain) => getDomain(domain as string, { allowPrivateDomains: true }) as string))];
 }
 
 /** Options of {@link fetchCaches}. */
