@@ -2,7 +2,7 @@
 // stdin piping, files, Redis unreachable. Builds core and redis only if their
 // dist/ is missing, and cli when its dist/ is missing or older than its sources.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,5 +88,53 @@ describe('ampcors bin', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(`ampcors: Redis at redis://127.0.0.1:${port} is unavailable: Redis did not answer within 500 ms (is redis-server running there? see --url)\n`);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('shows a terminal escape from piped input escaped, never raw (issue 14 item 10)', () => {
+    const result = ampcors(['check', '--publishers', 'example.com'], 'https://\x1b]0;PWNED\x07evil.com\n');
+    expect(result.status).toBe(3);
+    expect(result.stderr).toContain('https://\\x1b]0;PWNED\\x07evil.com');
+    expect(result.stderr + result.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+  });
+});
+
+describe('@ampcors/redis is an optional peer, loaded only by `ampcors redis`', () => {
+  it('package.json: a peer marked optional, not a dependency', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'packages/cli/package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    expect(Object.keys(pkg.dependencies ?? {})).toEqual(['@ampcors/core']);
+    expect(pkg.peerDependencies).toHaveProperty('@ampcors/redis');
+    expect(pkg.peerDependenciesMeta).toEqual({ '@ampcors/redis': { optional: true } });
+  });
+
+  it('installed without it: every other command works; `redis` says what to install and exits 6 (ESM bin and CJS entry)', () => {
+    // An install layout with @ampcors/cli and @ampcors/core only.
+    const install = mkdtempSync(join(tmpdir(), 'ampcors-no-redis-'));
+    try {
+      const modules = join(install, 'node_modules', '@ampcors');
+      mkdirSync(join(modules, 'cli'), { recursive: true });
+      cpSync(join(root, 'packages/cli/dist'), join(modules, 'cli', 'dist'), { recursive: true });
+      cpSync(join(root, 'packages/cli/package.json'), join(modules, 'cli', 'package.json'));
+      symlinkSync(join(root, 'packages/core'), join(modules, 'core'), 'dir');
+      const installedBin = join(modules, 'cli', 'dist', 'cli.js');
+      const run = (args: string[]) => spawnSync(process.execPath, [installedBin, ...args], { cwd: install, encoding: 'utf8', timeout: 60_000 });
+      expect(run(['prefix', 'en-us.example.com']).stdout).toBe('0-en--us-example-com-0\n');
+      expect(run(['check', 'https://example-com.cdn.ampproject.org', '--publishers', 'example.com']).status).toBe(0);
+      const missing = run(['redis', 'count']);
+      expect(missing.status).toBe(6);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toBe(
+        'ampcors: ampcors redis needs the optional package @ampcors/redis, which is not installed: run `npm install @ampcors/redis` (next to @ampcors/cli; globally: npm install -g @ampcors/redis)\n',
+      );
+      const asJson = run(['redis', 'count', '--json']);
+      expect([asJson.status, JSON.parse(asJson.stdout)]).toEqual([6, { error: { code: 'missing-package', message: expect.stringContaining('npm install @ampcors/redis') } }]);
+      const cjs = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(modules, 'cli', 'dist', 'index.cjs'))}).run(['redis', 'count']).then((code) => process.exit(code))`], {
+        cwd: install,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect([cjs.status, cjs.stderr]).toEqual([6, expect.stringContaining('needs the optional package @ampcors/redis')]);
+    } finally {
+      rmSync(install, { recursive: true, force: true });
+    }
   });
 });

@@ -160,6 +160,53 @@ describe('redis check', () => {
   });
 });
 
+describe('redis: hostile input is shown escaped; a malformed origin is exit 3 as in every command', () => {
+  const ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+  const EVIL = ['\x1b]0;PWNED\x07', '\x9b2J', '\u202e', '\x7f'];
+
+  it('check: escaped text, valid JSON, exit 3 with a did-you-mean', async () => {
+    const { args, registry } = namespace();
+    await registry.add(['shop.example']);
+    const origins = EVIL.map((e) => `https://${e}shop-example.cdn.ampproject.org`);
+    const text = await cli(['redis', 'check', ...args], origins.join('\n'));
+    expect(text.code).toBe(EXIT.badInput);
+    expect(ACTIVE.test(text.stdout.text + text.stderr.text)).toBe(false);
+    expect(text.stderr.text).toContain('\\x1b]0;PWNED\\x07');
+    const asJson = await cli(['redis', 'check', '--json', ...args], origins.join('\n'));
+    expect(ACTIVE.test(asJson.stdout.text)).toBe(false);
+    expect(json(asJson.stdout).map((line) => line.input)).toEqual(origins);
+    const typo = await cli(['redis', 'check', 'https://Shop-example.cdn.ampproject.org/', '--json', ...args]);
+    expect([typo.code, json(typo.stdout)]).toEqual([
+      EXIT.badInput,
+      [{ input: 'https://Shop-example.cdn.ampproject.org/', error: expect.objectContaining({ code: 'invalid-origin', suggestion: 'https://shop-example.cdn.ampproject.org' }) }],
+    ]);
+  });
+
+  it('add and load: invalid domains are listed escaped, or as JSON error lines with their input', async () => {
+    const { args, registry } = namespace();
+    const domains = EVIL.map((e) => `a${e}.example`);
+    const text = await cli(['redis', 'add', ...args, '--', ...domains]);
+    expect(text.code).toBe(EXIT.badInput);
+    expect(ACTIVE.test(text.stdout.text + text.stderr.text)).toBe(false);
+    expect(text.stderr.lines).toHaveLength(domains.length + 1);
+    const asJson = await cli(['redis', 'load', '-', '--json', ...args], domains.join('\n'));
+    expect(asJson.code).toBe(EXIT.badInput);
+    expect(asJson.stderr.text).toBe('');
+    expect(json(asJson.stdout)).toEqual([
+      ...domains.map((input) => ({ input, error: { code: 'invalid-domain', message: expect.any(String) } })),
+      { error: { code: 'invalid-domain', message: '4 invalid domains; nothing was written to Redis' } },
+    ]);
+    expect(await registry.size()).toBe(0);
+  });
+
+  it('Redis unavailable with --json: one {"error"} line, exit 5', async () => {
+    const closed = await freePort();
+    const { code, stdout, stderr } = await cli(['redis', 'count', '--json', '--url', `redis://127.0.0.1:${closed}`, '--timeout', '300']);
+    expect([code, stderr.text]).toEqual([EXIT.unavailable, '']);
+    expect(json(stdout)).toEqual([{ error: { code: 'redis-unavailable', message: expect.stringMatching(/^Redis at redis:\/\/127\.0\.0\.1:\d+ is unavailable: /) } }]);
+  });
+});
+
 describe('redis unavailable', () => {
   it('every subcommand exits 5 with one clear line, no stack trace, credentials hidden', async () => {
     const closed = await freePort(); // nothing listens there
