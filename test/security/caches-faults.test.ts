@@ -184,6 +184,13 @@ describe('hostile registry bodies are bounded in time and memory (issue 14 items
   const member = gzipSync(Buffer.alloc(16 * 2 ** 20, 0x20), { level: 9 });
   const bomb = Buffer.concat([gzipSync(Buffer.from('{"caches":[')), ...Array.from({ length: 100 }, () => member)]);
   const good = JSON.stringify(GOOD);
+  // As many short valid entries as fit under the byte cap: they all reach validation.
+  const shortEntries = (count: number) => Array.from({ length: count }, (_, i) => ({ id: i.toString(36), name: '', cacheDomain: `${i.toString(36)}.ampproject.org` }));
+  const underCap = (() => {
+    let count = 100;
+    while (JSON.stringify({ caches: shortEntries(count + 100) }).length <= MAX_CACHES_JSON_BYTES) count += 100;
+    return JSON.stringify({ caches: shortEntries(count) });
+  })();
   const closed: Record<string, Promise<number>> = {};
   let hostile: Server;
   let url: string;
@@ -204,6 +211,7 @@ describe('hostile registry bodies are bounded in time and memory (issue 14 items
   const HANDLERS: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
     '/thousands': (_, res) => res.end(JSON.stringify({ caches: validEntries(8000) })),
     '/over-max': (_, res) => res.end(JSON.stringify({ caches: validEntries(MAX_CACHES + 1) })),
+    '/under-cap': (_, res) => res.end(underCap),
     '/max': (_, res) => res.end(JSON.stringify({ caches: validEntries(MAX_CACHES) })),
     '/gzip-bomb': (_, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
@@ -265,6 +273,11 @@ describe('hostile registry bodies are bounded in time and memory (issue 14 items
 
   it('a registry of 8,000 valid entries is refused within the timeout (its body is over the cap)', async () => {
     expect(expectBounded(await hostileRefresh('/thousands'))).toMatch(new RegExp(`larger than ${MAX_CACHES_JSON_BYTES} bytes`));
+  });
+  it('over a thousand valid entries within the byte cap are refused by count, within the timeout', async () => {
+    const count = (JSON.parse(underCap) as { caches: unknown[] }).caches.length;
+    expect(count).toBeGreaterThanOrEqual(1000);
+    expect(expectBounded(await hostileRefresh('/under-cap'))).toBe(`caches has ${count} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`);
   });
   it(`more than ${MAX_CACHES} entries in a small body are refused, ${MAX_CACHES} are accepted`, async () => {
     expect(expectBounded(await hostileRefresh('/over-max'))).toBe(`caches has ${MAX_CACHES + 1} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`);
