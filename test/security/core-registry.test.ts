@@ -208,9 +208,10 @@ describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
     expect(errorOf(() => validateCaches([...list, entry({ id: 'deep', cacheDomain: 'a.b.c7.example.net' })], { trustedOperators: null })).message).toBe(
       'cacheDomain a.b.c7.example.net overlaps c7.example.net',
     );
-    expect(errorOf(() => validateCaches([entry({ id: 'top', cacheDomain: 'example.net' }), ...list], { trustedOperators: null })).message).toBe(
-      'cacheDomain c0.example.net overlaps example.net',
-    );
+    const under = errorOf(() => validateCaches([entry({ id: 'top', cacheDomain: 'example.net' }), ...list], { trustedOperators: null })).message.split('\n');
+    expect(under[0]).toBe(`caches: ${MAX_CACHES - 1} entries are refused:`);
+    expect(under[1]).toBe('  - cacheDomain c0.example.net overlaps example.net');
+    expect(under.at(-1)).toBe(`  … and ${MAX_CACHES - 1 - 20} more`);
     expect(errorOf(() => validateCaches([...list, entry({ id: 'again', cacheDomain: 'c3.example.net' })], { trustedOperators: null })).message).toBe(
       'cacheDomain c3.example.net overlaps c3.example.net',
     );
@@ -226,6 +227,42 @@ describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
       const own = { id: 'own', name: 'Own', cacheDomain: 'amp.example.com', [key]: 'f.example.com' };
       expect(validateCaches([own], { trustedOperators: ['example.com'] })[0]).toEqual(own);
     }
+  });
+  it('every bad entry is reported at once, each with its first problem, then the overlaps', () => {
+    const error = errorOf(() =>
+      validateCaches(
+        [entry(), null, entry({ id: 'y', name: 1 }), entry({ id: 'x', cacheDomain: 'other.example.net' }), entry({ id: 'z', cacheDomain: 'a.amp.example.net', docs: 1 })],
+        { trustedOperators: null },
+      ),
+    );
+    expect(error.code).toBe('invalid-cache');
+    expect(error.message).toBe(
+      [
+        'caches: 4 entries are refused:',
+        '  - caches[1]: not an object',
+        '  - caches[2]: name must be a string',
+        '  - caches[3]: duplicate id "x"',
+        '  - caches[4]: docs must be a string',
+      ].join('\n'),
+    );
+    const overlapping = errorOf(() => validateCaches([entry(), entry({ id: 'y', cacheDomain: 'a.amp.example.net' }), null], { trustedOperators: null }));
+    expect(overlapping.message).toBe('caches: 2 entries are refused:\n  - caches[2]: not an object\n  - cacheDomain a.amp.example.net overlaps amp.example.net');
+  });
+  it('names are short and free of control characters (they are shown in error messages)', () => {
+    for (const name of ['\u001b]0;PWNED\u0007', 'a\nb', 'right\u202eleft', 'x'.repeat(101)]) {
+      expect(errorOf(() => validateCaches([entry({ name })], { trustedOperators: null })).message, JSON.stringify(name)).toBe(
+        'caches[0]: name must be at most 100 characters, with no control characters',
+      );
+    }
+    for (const name of ['', 'Google AMP Cache', 'Bing AMP Cache', 'Caché ⚡', 'x'.repeat(100)]) expect(validateCaches([entry({ name })], { trustedOperators: null })[0]?.name).toBe(name);
+  });
+  it('an entry whose getters throw is refused, not a crash', () => {
+    const hostile = Object.defineProperty({ id: 'h', name: 'H' }, 'cacheDomain', {
+      get() {
+        throw new RangeError('boom');
+      },
+    });
+    expect(errorOf(() => validateCaches([hostile], { trustedOperators: null })).message).toBe('caches[0]: could not be read');
   });
   it('the frame and update-cache domains must be canonical domains below a registrable domain (publisher rules are checked against them)', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [

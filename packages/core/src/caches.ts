@@ -1,6 +1,7 @@
 import { getDomain } from 'tldts';
 import { canonicalDomain } from './domain-name.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
+import { listedProblems } from './problem-list.js';
 
 /** One entry of the AMP project's `caches.json` registry (SPEC §1). */
 export interface AmpCache {
@@ -102,17 +103,22 @@ function cacheOperatedDomain(value: string, key: string, index: number): { reado
   return { domain, registrable };
 }
 
+/** A cache name: short, with no control or format characters (names are shown in error messages). */
+const CACHE_NAME = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{0,100}$/u;
+
 /**
  * Checks a caches list (bundled, user-given or fetched) and returns a frozen,
  * canonical copy. At most {@link MAX_CACHES} entries. Every `cacheDomain`
  * (and `updateCacheApiDomainSuffix` and `thirdPartyFrameDomainSuffix` when
  * given) must be a canonical domain that is a registrable domain or below one
  * — never a public suffix such as `com` or `github.io` — and, by default,
- * under a trusted operator. Ids must be unique and
- * so must cache domains; one cache domain may not sit below another. The work
- * is linear in the size of the list.
+ * under a trusted operator. Ids must be unique and so must cache domains; one
+ * cache domain may not sit below another. Names are at most 100 characters,
+ * none of them a control character. The work is linear in the size of the
+ * list.
  *
- * @throws AmpCorsError `invalid-cache` naming the first bad entry.
+ * @throws AmpCorsError `invalid-cache`: the first problem of every bad entry,
+ *   and every overlap, all in one error (one problem: that problem alone).
  * @example validateCaches([{ id: 'test', name: 'Test', cacheDomain: 'amp.test.example' }], { trustedOperators: null })
  */
 export function validateCaches(list: unknown, options: ValidateCachesOptions = {}): readonly AmpCache[] {
@@ -133,11 +139,10 @@ export function validateCaches(list: unknown, options: ValidateCachesOptions = {
     }
   };
   const out: AmpCache[] = [];
+  const problems: string[] = [];
   const ids = new Set<string>();
   const domains = new Set<string>();
-  // A for loop, not forEach: a hole in a sparse array is an entry too.
-  for (let index = 0; index < list.length; index += 1) {
-    const raw: unknown = list[index];
+  const entryOf = (raw: unknown, index: number): AmpCache => {
     if (typeof raw !== 'object' || raw === null) throw bad(index, 'not an object');
     const entry = raw as Record<string, unknown>;
     const { id, name, cacheDomain } = entry;
@@ -145,37 +150,51 @@ export function validateCaches(list: unknown, options: ValidateCachesOptions = {
     if (ids.has(id)) throw bad(index, `duplicate id ${JSON.stringify(id)}`);
     ids.add(id);
     if (typeof name !== 'string') throw bad(index, 'name must be a string');
+    if (!CACHE_NAME.test(name)) throw bad(index, 'name must be at most 100 characters, with no control characters');
     if (typeof cacheDomain !== 'string' || cacheDomain.length === 0) throw bad(index, 'cacheDomain must be a non-empty string');
     const { domain, registrable } = cacheOperatedDomain(cacheDomain, 'cacheDomain', index);
     if (trusted !== null && !trusted.includes(registrable)) {
       throw bad(index, `cacheDomain ${JSON.stringify(domain)} is not under a trusted operator (${trusted.join(', ')})`);
     }
     if (domains.has(domain)) throw new AmpCorsError('invalid-cache', `cacheDomain ${domain} overlaps ${domain}`);
-    domains.add(domain);
     const docs = optionalString(entry, 'docs', index);
     const update = optionalString(entry, 'updateCacheApiDomainSuffix', index);
     const frame = optionalString(entry, 'thirdPartyFrameDomainSuffix', index);
     checkSuffix(update, 'updateCacheApiDomainSuffix', index);
     checkSuffix(frame, 'thirdPartyFrameDomainSuffix', index);
-    out.push(
-      Object.freeze({
-        id,
-        name,
-        cacheDomain: domain,
-        ...(docs === undefined ? {} : { docs }),
-        ...(update === undefined ? {} : { updateCacheApiDomainSuffix: update }),
-        ...(frame === undefined ? {} : { thirdPartyFrameDomainSuffix: frame }),
-      }),
-    );
+    // Only a valid entry's domain takes part in the overlap check.
+    domains.add(domain);
+    return Object.freeze({
+      id,
+      name,
+      cacheDomain: domain,
+      ...(docs === undefined ? {} : { docs }),
+      ...(update === undefined ? {} : { updateCacheApiDomainSuffix: update }),
+      ...(frame === undefined ? {} : { thirdPartyFrameDomainSuffix: frame }),
+    });
+  };
+  // A for loop, not forEach: a hole in a sparse array is an entry too.
+  for (let index = 0; index < list.length; index += 1) {
+    try {
+      out.push(entryOf(list[index], index));
+    } catch (error) {
+      // An object of the caller's whose getters throw is refused like any bad entry.
+      problems.push(isAmpCorsError(error) ? error.message : `caches[${index}]: could not be read`);
+    }
   }
   // One cache domain below another: look each ancestor up in the Set (linear
   // in the total length of the names, not quadratic in the number of caches).
   for (const domain of domains) {
     for (let dot = domain.indexOf('.'); dot >= 0; dot = domain.indexOf('.', dot + 1)) {
       const ancestor = domain.slice(dot + 1);
-      if (domains.has(ancestor)) throw new AmpCorsError('invalid-cache', `cacheDomain ${domain} overlaps ${ancestor}`);
+      if (domains.has(ancestor)) {
+        problems.push(`cacheDomain ${domain} overlaps ${ancestor}`);
+        break;
+      }
     }
   }
+  const [first] = problems;
+  if (first !== undefined) throw new AmpCorsError('invalid-cache', problems.length === 1 ? first : listedProblems('caches', problems));
   return Object.freeze(out);
 }
 

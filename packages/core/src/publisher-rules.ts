@@ -2,6 +2,7 @@ import { getDomain, parse } from 'tldts';
 import type { AmpCache } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
 import { AmpCorsError, type AmpCorsErrorCode, isAmpCorsError } from './errors.js';
+import { listedProblems } from './problem-list.js';
 import { PSL_ANCESTORS } from './psl-ancestors.js';
 
 /** Publisher rules after validation: exact domains and wildcard bases, canonical ASCII. */
@@ -183,9 +184,6 @@ function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: {
   return undefined;
 }
 
-/** Most refused entries one error lists (the count names them all). */
-const MAX_LISTED = 20;
-
 /**
  * Validates the `publishers` option: each entry is a domain (`example.com`,
  * trusted exactly) or `*.` + a domain (the domain and all its subdomains).
@@ -224,10 +222,7 @@ export function parsePublisherRules(publishers: readonly string[], caches: reado
     const message =
       problems.length === 1
         ? `publishers: ${first.text}`
-        : `publishers: ${problems.length} entries are refused:\n${problems
-            .slice(0, MAX_LISTED)
-            .map((problem) => `  - ${problem.text}`)
-            .join('\n')}${problems.length > MAX_LISTED ? `\n  … and ${problems.length - MAX_LISTED} more` : ''}`;
+        : listedProblems('publishers', problems.map((problem) => problem.text));
     throw new AmpCorsError(first.code, message);
   }
   return { exact, wildcard };
