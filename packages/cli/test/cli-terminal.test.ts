@@ -10,14 +10,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeControls, jsonLine } from '@ampcors/cli';
-import { cliIn, json, type Result } from './harness.js';
+import { ACTIVE, cliIn, json, type Result } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ampcors-terminal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const cli = cliIn(dir);
-
-/** What a terminal may act on (newline is the only one the CLI writes itself, between lines). */
-const ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 /** Control sequences an attacker can put in an Origin header, a log line or a file. */
 const PAYLOADS = [

@@ -54,3 +54,10 @@ export function cliIn(cwd: string): (argv: string[], stdin?: string, options?: C
 
 /** The lines of a capture, each parsed as JSON. */
 export const json = (capture: Capture): Record<string, unknown>[] => capture.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/**
+ * What a terminal may act on, written independently of the CLI's own list:
+ * C0 controls but the newline the CLI writes between lines, DEL, C1, the line
+ * separators, the bidi embeddings, overrides and isolates.
+ */
+export const ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
