@@ -210,6 +210,55 @@ export const SCENARIOS: readonly Scenario[] = [
     request: post({ Origin: MAIL, 'AMP-Email-Sender': 'news@example.com' }, '/api/subscribe?__amp_source_origin=spam%40evil.com'),
     expect: { status: 200, headers: { 'amp-email-allow-sender': 'news@example.com', [SOURCE]: null, [ACAO]: null }, vary: ['Origin'], handlerRan: true },
   },
+  // Issue #14, from the attacker's side: each row failed on the code before its fix.
+  {
+    name: 'attack: email v1 sender in the query from an untrusted Origin → 403, POST not run, no ACAO',
+    options: { ...base, email: { senders: ['news@example.com'] } },
+    request: post({ Origin: 'https://evil.example' }, '/api/subscribe?__amp_source_origin=news%40example.com'),
+    expect: rejected('unknown-origin'),
+  },
+  {
+    name: 'attack: email v1 sender in the query from an untrusted Origin, GET → 403, no credentials',
+    options: { ...base, email: { senders: ['news@example.com'] } },
+    request: get({ Origin: 'https://evil.example' }, '/api/items?__amp_source_origin=news%40example.com'),
+    expect: rejected('unknown-origin'),
+  },
+  {
+    name: "attack: email v1 from an untrusted Origin with onDenied 'omit' → no CORS headers",
+    options: { ...base, email: { senders: ['news@example.com'] }, onDenied: 'omit' },
+    request: get({ Origin: 'https://evil.example' }, '/api/items?__amp_source_origin=news%40example.com'),
+    expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null, [SOURCE]: null }, vary: ['Origin', 'AMP-Email-Sender'], handlerRan: true },
+  },
+  {
+    name: 'email v1: clientOrigins [] leaves the email client to the verifier (denied)',
+    options: { ...base, email: { senders: ['news@example.com'], clientOrigins: [] } },
+    request: post({ Origin: MAIL }, '/api/subscribe?__amp_source_origin=news%40example.com'),
+    expect: rejected('unknown-origin'),
+  },
+  {
+    name: 'email v1: an allowed cache origin is answered with the sender',
+    options: { ...base, email: { senders: ['news@example.com'], clientOrigins: [] } },
+    request: get({ Origin: CACHE }, '/api/items?__amp_source_origin=news%40example.com'),
+    expect: { status: 200, headers: { [ACAO]: CACHE, [ACAC]: 'true', [SOURCE]: 'news@example.com' }, vary: ['Origin'], handlerRan: true },
+  },
+  {
+    name: 'attack: preflight asking for "*, amp-same-origin" never gets Allow-Headers: *',
+    options: base,
+    request: preflight(CACHE, { 'Access-Control-Request-Headers': '*, amp-same-origin' }),
+    expect: { status: 204, headers: { [ACAO]: CACHE, 'access-control-allow-headers': null }, vary: ['Origin', 'Access-Control-Request-Headers'], handlerRan: false },
+  },
+  {
+    name: 'attack: a KELVIN SIGN sender (%E2%84%AA) does not match kate@, and is no 500',
+    options: { ...base, email: { senders: ['kate@example.com'] } },
+    request: post({ Origin: MAIL }, '/api/subscribe?__amp_source_origin=%E2%84%AAate%40example.com'),
+    expect: { ...rejected('email-sender-denied'), headers: { [ACAO]: null, [ACAC]: null, [SOURCE]: null } },
+  },
+  {
+    name: 'a second, percent-encoded __amp_source_origin is still read by the linear scan: ambiguous → 403',
+    options: base,
+    request: get({ Origin: CACHE }, '/api/items?__amp_source_origin=https%3A%2F%2Fexample.com&%5F_amp_source_origin=https%3A%2F%2Fevil.com'),
+    expect: rejected('source-origin-mismatch'),
+  },
   {
     name: 'throwing verifier → 500 with Vary: Origin',
     options: {

@@ -24,6 +24,7 @@ import {
   type Verdict,
   verifyContextOf,
 } from '@ampcors/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectError } from './ampcors-error.js';
 
@@ -51,6 +52,7 @@ describe('normalizeCorsOptions', () => {
       privateNetworkAccess: false,
       onDenied: 'reject',
       emailSenders: null,
+      emailClientOrigins: null,
     });
     expect(DEFAULT_METHODS).toBe('GET,HEAD,PUT,PATCH,POST,DELETE');
   });
@@ -92,8 +94,8 @@ describe('normalizeCorsOptions', () => {
     ['credentials "yes"', { credentials: 'yes' }, 'invalid-option', 'credentials must be true or false'],
     ['preflightContinue 1', { preflightContinue: 1 }, 'invalid-option', 'preflightContinue must be true or false'],
     ['privateNetworkAccess "true"', { privateNetworkAccess: 'true' }, 'invalid-option', 'privateNetworkAccess must be true or false'],
-    ['email without senders', { email: {} }, 'invalid-option', 'email must be { senders: string[] }'],
-    ['email null', { email: null }, 'invalid-option', 'email must be { senders: string[] }'],
+    ['email without senders', { email: {} }, 'invalid-option', 'email must be { senders: string[], clientOrigins?: string[] }'],
+    ['email null', { email: null }, 'invalid-option', 'email must be { senders: string[], clientOrigins?: string[] }'],
     ['a sender without @', { email: { senders: ['nobody'] } }, 'invalid-option', 'email.senders: "nobody" is not an email address'],
     ['a sender with a comma', { email: { senders: ['a,b@x.com'] } }, 'invalid-option', 'email.senders: "a,b@x.com" is not an email address'],
     ['a non-string sender', { email: { senders: [7] } }, 'invalid-option', 'email.senders: "7" is not an email address'],
@@ -319,9 +321,11 @@ describe('planCors: allowed', () => {
     expect(planCors(request, allowed(CACHE, { sourceOrigin: 'https://a\r\nb' }), defaults)).toMatchObject({ kind: 'reject', status: 403 });
     expect(planCors({ method: 'GET', origin: 'https://a\nb' }, allowed('https://a\nb'), defaults)).toMatchObject({ kind: 'reject' });
     expect(planCors(request, allowed('https://other.example'), options({ onDenied: 'omit' }))).toEqual({ kind: 'actual', handled: false, status: 0, body: '', headers: [], vary: ['Origin'] });
+    // Denied like any other denial: with 'omit', a preflight is answered empty.
     expect(planCors({ method: 'OPTIONS', origin: CACHE, requestMethod: 'GET' }, allowed('https://other.example'), options({ onDenied: 'omit' }))).toMatchObject({
       kind: 'preflight',
-      handled: false,
+      handled: true,
+      status: 204,
       headers: [],
     });
     // A non-string value in a custom verdict is not header-safe either.
@@ -361,7 +365,9 @@ describe('planCors: AMP for Email', () => {
     expect(plan({ method: 'POST', emailSender: `${'a'.repeat(320)}@example.com` }, options({ email: { senders: ['sender@example.com'] } }))).toMatchObject({ email: { trusted: false } });
     expect(plan({ method: 'POST', emailSender: 'not an address' }, email)).toMatchObject({ kind: 'reject', email: { trusted: false } });
   });
-  it('v1: the address in __amp_source_origin; the Origin echoed only when canonical', () => {
+  it('v1: the address in __amp_source_origin; the Origin echoed only when it is a configured email client', () => {
+    // (Before issue #14 any canonical Origin was echoed here: see the attacker-side tests below.)
+    const email = options({ email: { senders: ['sender@example.com'], clientOrigins: ['https://mail.example'] } });
     expect(plan({ method: 'POST', origin: 'https://mail.example', sourceOrigin: 'sender@example.com' }, email)).toEqual({
       kind: 'actual',
       handled: false,
@@ -376,7 +382,7 @@ describe('planCors: AMP for Email', () => {
       vary: ['Origin', 'AMP-Email-Sender'],
       email: { version: 1, sender: 'sender@example.com', trusted: true },
     });
-    const noCredentials = options({ email: { senders: ['sender@example.com'] }, credentials: false });
+    const noCredentials = options({ email: { senders: ['sender@example.com'], clientOrigins: ['https://mail.example'] }, credentials: false });
     expect(plan({ method: 'POST', origin: 'https://mail.example', sourceOrigin: 'sender@example.com' }, noCredentials).headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Credentials');
     expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, email)).toMatchObject({
       kind: 'reject',
@@ -384,7 +390,7 @@ describe('planCors: AMP for Email', () => {
       email: { version: 1 },
     });
     expect(plan({ method: 'POST', sourceOrigin: 'sender@example.com' }, email)).toMatchObject({ kind: 'actual', handled: false, headers: [], email: { version: 1, trusted: true } });
-    const omit = options({ email: { senders: ['sender@example.com'] }, onDenied: 'omit' });
+    const omit = options({ email: { senders: ['sender@example.com'], clientOrigins: ['https://mail.example'] }, onDenied: 'omit' });
     expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, omit)).toMatchObject({ kind: 'actual', handled: false, headers: [] });
   });
   it('a configured sender of the longest length is trusted', () => {
@@ -597,5 +603,176 @@ describe('judgeWithOriginMatcher', () => {
     expect(judgeWithOriginMatcher(() => true, 'https://a.com', { sourceOrigin: 'https://src.com/' })).toEqual({ ...mismatch, origin: 'https://a.com' });
     expect(judgeWithOriginMatcher(() => true, '', { sourceOrigin: 5 as never })).toEqual({ ...mismatch, origin: null });
     expect(judgeWithOriginMatcher(() => true, 7 as never, { sourceOrigin: 'x' })).toEqual({ ...mismatch, origin: null });
+  });
+});
+
+// Issue #14, from the attacker's side. Each block failed on the code before
+// its fix: a v1 answer to any Origin (item 1), `*` in Allow-Headers (item 4),
+// a non-ASCII sender matching through toLowerCase and failing as a header
+// value (item 8).
+describe('issue #14: AMP for Email v1 never trusts an Origin because of the query (item 1)', () => {
+  const senders = ['news@example.com'];
+  const policy = createCorsPolicy({ publishers: ['example.com'], email: { senders } });
+  const decide = (request: CorsRequest, p = policy) => (p.decide(request) as { plan: CorsPlan }).plan;
+  const headerNames = (p: CorsPlan) => p.headers.map(([name]) => name.toLowerCase());
+  it('a trusted sender in the query from an untrusted Origin: 403 before the handler, no ACAO, no credentials', () => {
+    for (const method of ['POST', 'GET', 'PUT', 'DELETE']) {
+      const p = decide({ method, origin: 'https://evil.example', sourceOrigin: 'news@example.com' });
+      expect(p).toMatchObject({ kind: 'reject', handled: true, status: 403, body: 'Forbidden: CORS origin denied (unknown-origin)\n' });
+      expect(headerNames(p)).not.toContain('access-control-allow-origin');
+      expect(headerNames(p)).not.toContain('access-control-allow-credentials');
+    }
+  });
+  it("with onDenied 'omit': no CORS header at all", () => {
+    const omit = createCorsPolicy({ publishers: ['example.com'], email: { senders }, onDenied: 'omit' });
+    expect(decide({ method: 'POST', origin: 'https://evil.example', sourceOrigin: 'news@example.com' }, omit)).toMatchObject({ kind: 'actual', handled: false, headers: [] });
+  });
+  it('the query never decides: for any Origin outside the allowed and email-client origins, any query value gives the same denial', () => {
+    const host = fc.stringMatching(/^[a-z0-9-]{1,20}(\.[a-z0-9-]{1,20}){0,3}$/);
+    const origin = fc.oneof(
+      host.map((h) => `https://${h}`),
+      host.map((h) => `http://${h}`),
+      host.map((h) => `https://${h}.cdn.ampproject.org`),
+      fc.constantFrom('https://mail.google.com.evil.example', 'https://mail.google.com:8443', 'http://mail.google.com', 'https://evil-com.cdn.ampproject.org', 'null', 'https://Mail.google.com'),
+    );
+    const sender = fc.constantFrom('news@example.com', 'NEWS@EXAMPLE.COM', 'evil@example.com', '\u212Aate@example.com', 'https://example.com', '');
+    const verifier = createVerifier({ publishers: ['example.com'] });
+    fc.assert(
+      fc.property(origin, sender, fc.constantFrom('GET', 'POST'), (o, s, method) => {
+        fc.pre(!verifier.verify(o).allowed && o !== 'https://mail.google.com');
+        const withQuery = decide({ method, origin: o, sourceOrigin: s });
+        expect(headerNames(withQuery)).not.toContain('access-control-allow-origin');
+        expect(headerNames(withQuery)).not.toContain('access-control-allow-credentials');
+        expect(withQuery.kind).toBe('reject');
+        expect(decide({ method, origin: o }).kind).toBe('reject');
+      }),
+      { numRuns: 500 },
+    );
+  });
+  it('answers the known email client (Gmail, https://mail.google.com) by default, and an Origin the verifier allows', () => {
+    expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'News@Example.com' }).headers).toEqual([
+      ['Access-Control-Allow-Origin', 'https://mail.google.com'],
+      ['Access-Control-Allow-Credentials', 'true'],
+      [AMP_SOURCE_ORIGIN_HEADER, 'News@Example.com'],
+      ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
+    ]);
+    expect(decide({ method: 'GET', origin: CACHE, sourceOrigin: 'news@example.com' }).headers).toEqual([
+      ['Access-Control-Allow-Origin', CACHE],
+      ['Access-Control-Allow-Credentials', 'true'],
+      [AMP_SOURCE_ORIGIN_HEADER, 'news@example.com'],
+      ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
+    ]);
+    // The email client with a sender it does not vouch for: still refused.
+    expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'evil@example.com' })).toMatchObject({ kind: 'reject', body: 'Forbidden: CORS origin denied (email-sender-denied)\n' });
+    // The email client outside AMP for Email is an ordinary unknown origin.
+    expect(decide({ method: 'POST', origin: 'https://mail.google.com' })).toMatchObject({ kind: 'reject', body: 'Forbidden: CORS origin denied (unknown-origin)\n' });
+  });
+  it('clientOrigins replaces the default list; [] leaves only the origins the verifier allows', () => {
+    const none = createCorsPolicy({ publishers: ['example.com'], email: { senders, clientOrigins: [] } });
+    expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'news@example.com' }, none)).toMatchObject({ kind: 'reject', status: 403 });
+    expect(headerNames(decide({ method: 'POST', origin: CACHE, sourceOrigin: 'news@example.com' }, none))).toContain('access-control-allow-origin');
+    const own = createCorsPolicy({ publishers: ['example.com'], email: { senders, clientOrigins: ['https://webmail.example.net'] } });
+    expect(decide({ method: 'POST', origin: 'https://webmail.example.net', sourceOrigin: 'news@example.com' }, own).headers[0]).toEqual(['Access-Control-Allow-Origin', 'https://webmail.example.net']);
+    expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'news@example.com' }, own)).toMatchObject({ kind: 'reject' });
+    expect(options({ email: { senders } }).emailClientOrigins).toEqual(new Set(['https://mail.google.com']));
+    expect(options({}).emailClientOrigins).toBeNull();
+  });
+  it.each([
+    ['not an array', 'https://mail.google.com', 'email.clientOrigins must be an array of origins'],
+    ['a wildcard', ['*'], 'email.clientOrigins: "*" is not a canonical http(s) origin (malformed)'],
+    ['null', ['null'], 'email.clientOrigins: "null" is not a canonical http(s) origin (null-origin)'],
+    ['uppercase', ['https://Mail.google.com'], 'email.clientOrigins: "https://Mail.google.com" is not a canonical http(s) origin (not-canonical)'],
+    ['a path', ['https://mail.google.com/'], 'email.clientOrigins: "https://mail.google.com/" is not a canonical http(s) origin (path)'],
+    ['a non-string', [7], 'email.clientOrigins: "7" is not a canonical http(s) origin (malformed)'],
+  ])('refuses clientOrigins: %s', (_, clientOrigins, message) => {
+    expectError(() => options({ email: { senders, clientOrigins: clientOrigins as never } }), 'invalid-option', message);
+  });
+  it('v2 wins over v1: a trusted AMP-Email-Sender from any Origin gets AMP-Email-Allow-Sender only, never ACAO', () => {
+    const p = decide({ method: 'POST', origin: 'https://evil.example', emailSender: 'news@example.com', sourceOrigin: 'news@example.com' });
+    expect(p).toMatchObject({ kind: 'actual', headers: [['AMP-Email-Allow-Sender', 'news@example.com']], email: { version: 2 } });
+  });
+});
+
+describe('issue #14: Access-Control-Allow-Headers is never * (item 4)', () => {
+  it('a preflight asking for "*, amp-same-origin" is not answered with *', () => {
+    const p = plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: '*, amp-same-origin' });
+    expect(p.headers.map(([name]) => name)).not.toContain('Access-Control-Allow-Headers');
+    expect(reflectableHeaders('*, amp-same-origin')).toEqual([]);
+    expect(reflectableHeaders(' X-A ,*,x-b')).toEqual(['X-A', 'x-b']);
+  });
+  it('no requested list reflects * or AMP-Same-Origin', () => {
+    const name = fc.constantFrom('*', ' * ', 'AMP-Same-Origin', 'amp-same-origin', 'Content-Type', 'X-A', '', '**', 'x*');
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 6 }), (names) => {
+        const p = plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: names.join(',') });
+        const allow = (p.headers.find(([n]) => n === 'Access-Control-Allow-Headers')?.[1] ?? '').split(',').map((n) => n.trim().toLowerCase());
+        expect(allow).not.toContain('*');
+        expect(allow).not.toContain('amp-same-origin');
+      }),
+      { numRuns: 500 },
+    );
+  });
+  it.each([['*'], [['Content-Type', '*']], ['X-A, *']])('refuses allowedHeaders %j, saying how to list headers instead', (allowedHeaders) => {
+    expectError(
+      () => options({ allowedHeaders }),
+      'unsafe-configuration',
+      "allowedHeaders must not be '*': it would let a page send AMP-Same-Origin; list the header names your endpoints read (for example ['Content-Type', 'X-Requested-With']), or leave allowedHeaders out to answer each preflight with the headers it asks for, minus AMP-Same-Origin",
+    );
+  });
+});
+
+describe('issue #14: email senders are compared in ASCII, and no plan holds a value that is not a valid header (item 8)', () => {
+  const kelvin = '\u212Aate@example.com';
+  it('refuses a non-ASCII sender in the configuration', () => {
+    for (const sender of [kelvin, 'news@exämple.com', 'new\u00a0s@example.com', 'news@example.com\u0085']) {
+      expectError(() => options({ email: { senders: [sender] } }), 'invalid-option', `email.senders: ${JSON.stringify(sender)} is not an email address in ASCII (write an internationalized domain in punycode)`);
+    }
+  });
+  it('KELVIN SIGN does not match kate@example.com, in v2 or v1', () => {
+    const email = options({ email: { senders: ['kate@example.com'] } });
+    expect(plan({ method: 'POST', origin: 'https://mail.google.com', emailSender: kelvin }, email)).toMatchObject({ kind: 'reject', email: { version: 2, trusted: false } });
+    expect(plan({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: kelvin }, email)).toMatchObject({ kind: 'reject', email: { version: 1, trusted: false } });
+    expect(plan({ method: 'POST', origin: 'https://mail.google.com', emailSender: 'KATE@example.com' }, email).headers).toEqual([['AMP-Email-Allow-Sender', 'KATE@example.com']]);
+  });
+  it('every header value of every plan is visible ASCII, space or tab: Node and undici accept it (a value that is not is denied)', async () => {
+    const { validateHeaderValue } = await import('node:http');
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom(CACHE, 'https://mail.google.com', kelvin, 'https://a\r\nb', 'https://é', 'x\u0000y', ' ', '\t'));
+    const maybe = fc.option(text, { nil: undefined });
+    const request = fc.record({
+      method: fc.constantFrom('GET', 'POST', 'OPTIONS'),
+      origin: maybe,
+      ampSameOrigin: maybe,
+      requestMethod: maybe,
+      requestHeaders: maybe,
+      requestPrivateNetwork: maybe,
+      emailSender: maybe,
+      sourceOrigin: maybe,
+    });
+    const verdict = fc.oneof(
+      fc.record({ origin: fc.option(text, { nil: null }), sourceOrigin: maybe }).map((v): Verdict => ({ allowed: true, via: 'cache', reason: 'cache-origin', ...v }) as Verdict),
+      fc.record({ reason: fc.constantFrom('unknown-origin', 'missing') }).map((v): Verdict => ({ allowed: false, origin: null, detail: '', ...v }) as Verdict),
+    );
+    const configs = [defaults, options({ email: { senders: ['kate@example.com', 'a@b.c'] }, privateNetworkAccess: true, maxAge: 5 }), options({ onDenied: 'omit', credentials: false, email: { senders: ['a@b.c'], clientOrigins: [] } })];
+    fc.assert(
+      fc.property(request, verdict, fc.constantFrom(...configs), (req, v, opts) => {
+        // A verdict about this request's Origin, as a custom verifier could return.
+        const about = v.allowed && v.origin !== null && req.origin !== undefined ? ({ ...v, origin: req.origin } as Verdict) : v;
+        for (const candidate of [v, about]) {
+          const p = planCors(req as CorsRequest, candidate, opts);
+          for (const [name, value] of p.headers) {
+            expect(value, name).toMatch(/^[\t\x20-\x7e]*$/);
+            expect(() => validateHeaderValue(name, value)).not.toThrow();
+            expect(() => new Headers([[name, value]])).not.toThrow();
+          }
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+  it('a verdict allowing an Origin that is not a valid header value is denied, not sent', () => {
+    for (const origin of ['https://é.example', `https://${'\u212A'}.example`, 'https://a\u0085b']) {
+      expect(planCors({ method: 'GET', origin }, allowed(origin), defaults)).toMatchObject({ kind: 'reject', status: 403, body: 'Forbidden: CORS origin denied (malformed)\n' });
+      expect(planCors({ method: 'GET', origin }, allowed(origin), options({ onDenied: 'omit' }))).toMatchObject({ kind: 'actual', headers: [] });
+    }
   });
 });

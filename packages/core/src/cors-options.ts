@@ -1,0 +1,144 @@
+import { type AmpEmailOptions, normalizeAmpEmail } from './amp-email.js';
+import { AMP_REDIRECT_TO } from './amp-redirect-to.js';
+import { AmpCorsError } from './errors.js';
+
+/** What to do with a request whose origin was denied. */
+export type OnDenied = 'reject' | 'omit';
+
+/**
+ * The CORS response options shared by every ampcors adapter. All are
+ * optional; {@link normalizeCorsOptions} validates them once, at construction.
+ */
+export interface CorsOptions {
+  /** Send `Access-Control-Allow-Credentials: true` (default `true`: AMP components send credentials). */
+  readonly credentials?: boolean;
+  /** `Access-Control-Allow-Methods` of a preflight (default `GET,HEAD,PUT,PATCH,POST,DELETE`). */
+  readonly methods?: string | readonly string[];
+  /**
+   * `Access-Control-Allow-Headers` of a preflight: the header names your
+   * endpoints read, such as `['Content-Type', 'X-Requested-With']`. Default:
+   * the headers each preflight asks for. Never `'*'` (refused: it would let
+   * a page send `AMP-Same-Origin`); `AMP-Same-Origin` is never listed,
+   * whatever is configured or asked (SPEC §7).
+   */
+  readonly allowedHeaders?: string | readonly string[];
+  /** Extra `Access-Control-Expose-Headers`; `AMP-Redirect-To` is always exposed. */
+  readonly exposedHeaders?: string | readonly string[];
+  /** `Access-Control-Max-Age` of a preflight, in seconds (default: not sent). */
+  readonly maxAge?: number;
+  /** Status of an answered preflight (default 204). */
+  readonly preflightStatus?: number;
+  /** Pass an allowed preflight on to the handler instead of answering it (default `false`). */
+  readonly preflightContinue?: boolean;
+  /** Answer `Access-Control-Request-Private-Network: true` with `Access-Control-Allow-Private-Network: true` (default `false`). */
+  readonly privateNetworkAccess?: boolean;
+  /**
+   * A denied origin: `'reject'` (default) answers 403 before the handler runs,
+   * so that a state-changing request never runs its side effects; `'omit'`
+   * sends no CORS headers and runs the handler, as the `cors` package does.
+   */
+  readonly onDenied?: OnDenied;
+  /** AMP for Email (SPEC §7): the trusted senders and email clients. Off by default. */
+  readonly email?: AmpEmailOptions;
+}
+
+/** {@link CorsOptions} after validation, with every default filled in. */
+export interface NormalizedCorsOptions {
+  readonly credentials: boolean;
+  /** The `Access-Control-Allow-Methods` value. */
+  readonly methods: string;
+  /** The configured allowed headers, or `null` to reflect the requested ones. */
+  readonly allowedHeaders: readonly string[] | null;
+  /** Every exposed header, `AMP-Redirect-To` first. */
+  readonly exposedHeaders: readonly string[];
+  readonly maxAge: number | null;
+  readonly preflightStatus: number;
+  readonly preflightContinue: boolean;
+  readonly privateNetworkAccess: boolean;
+  readonly onDenied: OnDenied;
+  /** Trusted email senders in ASCII lowercase, or `null` when AMP for Email is off. */
+  readonly emailSenders: ReadonlySet<string> | null;
+  /** The email clients a v1 AMP for Email answer may go to, or `null` when AMP for Email is off. */
+  readonly emailClientOrigins: ReadonlySet<string> | null;
+}
+
+/** Default `Access-Control-Allow-Methods` (the `cors` package's default). */
+export const DEFAULT_METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE';
+
+/** An HTTP token (RFC 9110 §5.6.2): what a method or header name may be. */
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** True for the AMP-Same-Origin header name, in any case. */
+export function isAmpSameOrigin(name: string): boolean {
+  return name.toLowerCase() === 'amp-same-origin';
+}
+
+function tokenList(name: string, value: string | readonly string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : null;
+  if (items === null) throw new AmpCorsError('invalid-option', `${name} must be a string or an array of strings`);
+  const out: string[] = [];
+  for (const item of items) {
+    if (typeof item !== 'string') throw new AmpCorsError('invalid-option', `${name}: ${String(item)} is not a string`);
+    const token = item.trim();
+    if (token === '') continue;
+    if (!TOKEN.test(token)) throw new AmpCorsError('invalid-option', `${name}: ${JSON.stringify(token.slice(0, 80))} is not an HTTP token`);
+    out.push(token);
+  }
+  return out;
+}
+
+function flag(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new AmpCorsError('invalid-option', `${name} must be true or false`);
+  return value;
+}
+
+/**
+ * Validates {@link CorsOptions} and fills in the defaults. Called once when an
+ * adapter is created, so that a bad configuration fails at start-up.
+ *
+ * @throws AmpCorsError `invalid-option` for a malformed option, and
+ * `unsafe-configuration` for `'*'` or `AMP-Same-Origin` in `allowedHeaders`.
+ */
+export function normalizeCorsOptions(options: CorsOptions = {}): NormalizedCorsOptions {
+  if (typeof options !== 'object' || options === null) throw new AmpCorsError('invalid-option', 'CORS options must be an object');
+  const methods = tokenList('methods', options.methods) ?? DEFAULT_METHODS.split(',');
+  const allowed = tokenList('allowedHeaders', options.allowedHeaders);
+  if (allowed?.includes('*')) {
+    // `Access-Control-Allow-Headers: *` allows every header, AMP-Same-Origin included, to a request without credentials (issue #14).
+    throw new AmpCorsError(
+      'unsafe-configuration',
+      "allowedHeaders must not be '*': it would let a page send AMP-Same-Origin; list the header names your endpoints read (for example ['Content-Type', 'X-Requested-With']), or leave allowedHeaders out to answer each preflight with the headers it asks for, minus AMP-Same-Origin",
+    );
+  }
+  if (allowed?.some(isAmpSameOrigin)) {
+    throw new AmpCorsError('unsafe-configuration', 'allowedHeaders must not list AMP-Same-Origin: a cross-origin page could then claim to be same-origin');
+  }
+  const exposed = [AMP_REDIRECT_TO];
+  for (const name of tokenList('exposedHeaders', options.exposedHeaders) ?? []) {
+    if (!exposed.some((known) => known.toLowerCase() === name.toLowerCase())) exposed.push(name);
+  }
+  const maxAge = options.maxAge;
+  if (maxAge !== undefined && (typeof maxAge !== 'number' || !Number.isSafeInteger(maxAge) || maxAge < 0)) {
+    throw new AmpCorsError('invalid-option', 'maxAge must be a non-negative whole number of seconds');
+  }
+  const status = options.preflightStatus ?? 204;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299) {
+    throw new AmpCorsError('invalid-option', 'preflightStatus must be a 2xx status');
+  }
+  const onDenied = options.onDenied ?? 'reject';
+  if (onDenied !== 'reject' && onDenied !== 'omit') throw new AmpCorsError('invalid-option', "onDenied must be 'reject' or 'omit'");
+  return {
+    credentials: flag('credentials', options.credentials, true),
+    methods: methods.join(','),
+    allowedHeaders: allowed ?? null,
+    exposedHeaders: exposed,
+    maxAge: maxAge ?? null,
+    preflightStatus: status,
+    preflightContinue: flag('preflightContinue', options.preflightContinue, false),
+    privateNetworkAccess: flag('privateNetworkAccess', options.privateNetworkAccess, false),
+    onDenied,
+    ...(options.email === undefined ? { emailSenders: null, emailClientOrigins: null } : normalizeAmpEmail(options.email)),
+  };
+}

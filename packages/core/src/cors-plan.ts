@@ -1,0 +1,201 @@
+import { type EmailSender, emailSenderOf } from './amp-email.js';
+import type { NormalizedCorsOptions } from './cors-options.js';
+import { isAmpSameOrigin, TOKEN } from './cors-options.js';
+import type { Verdict } from './verifier.js';
+
+/** The request facts the AMP CORS protocol looks at; absent headers are `null` or `undefined`. */
+export interface CorsRequest {
+  /** The HTTP method. */
+  readonly method: string;
+  /** `Origin`. */
+  readonly origin?: string | null;
+  /** `AMP-Same-Origin`. */
+  readonly ampSameOrigin?: string | null;
+  /** `Access-Control-Request-Method`. */
+  readonly requestMethod?: string | null;
+  /** `Access-Control-Request-Headers`. */
+  readonly requestHeaders?: string | null;
+  /** `Access-Control-Request-Private-Network`. */
+  readonly requestPrivateNetwork?: string | null;
+  /** `AMP-Email-Sender` (AMP for Email v2). */
+  readonly emailSender?: string | null;
+  /** The `__amp_source_origin` query value (see `sourceOriginOfUrl`). */
+  readonly sourceOrigin?: string | null;
+}
+
+/** How an adapter must answer: the same plan in every adapter, so they cannot drift apart. */
+export interface CorsPlan {
+  /** `preflight`: a CORS preflight; `actual`: any other request; `reject`: a denied request stopped here. */
+  readonly kind: 'preflight' | 'actual' | 'reject';
+  /**
+   * True when the adapter must end the response itself with {@link status}
+   * and {@link body}; false when it must set the headers and run the handler.
+   */
+  readonly handled: boolean;
+  /** The status to end with, when `handled`. */
+  readonly status: number;
+  /** The body to end with, when `handled` (empty for a preflight). */
+  readonly body: string;
+  /**
+   * Headers to set, replacing any of the same name (never `Vary`). Every
+   * value is visible ASCII, space or tab, so that no runtime refuses it.
+   */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  /** Header names to append to `Vary` (see `appendVary`), never replacing it. */
+  readonly vary: readonly string[];
+  /** The AMP for Email sender that was recognized, if the request is an AMP for Email request. */
+  readonly email?: EmailSender;
+}
+
+/** The legacy response header answering `__amp_source_origin`. */
+export const AMP_SOURCE_ORIGIN_HEADER = 'AMP-Access-Control-Allow-Source-Origin';
+
+/** Longest `Access-Control-Request-Headers` value that is reflected. */
+const MAX_REFLECTED_HEADERS_LENGTH = 2048;
+/**
+ * A header value every runtime accepts: Node's `validateHeaderValue` and
+ * undici's `Headers` refuse CR, LF, NUL and (undici) anything above U+00FF;
+ * a plan allows only visible ASCII, space and tab (issue #14).
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+/** True for a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
+export function isPreflight(request: CorsRequest): boolean {
+  return request.method.toUpperCase() === 'OPTIONS' && !!request.origin && !!request.requestMethod;
+}
+
+/**
+ * The requested headers to reflect in `Access-Control-Allow-Headers`, minus
+ * `AMP-Same-Origin` and the wildcard `*` (which would allow it); `null` when
+ * the value is not a clean comma-separated list of header names (control
+ * characters, CR/LF, oversized), so that nothing from the request is
+ * reflected.
+ */
+export function reflectableHeaders(requested: string | null | undefined): string[] | null {
+  if (typeof requested !== 'string' || requested.length > MAX_REFLECTED_HEADERS_LENGTH) return null;
+  const out: string[] = [];
+  for (const item of requested.split(',')) {
+    const name = item.trim();
+    if (name === '') continue;
+    if (!TOKEN.test(name)) return null;
+    if (name !== '*' && !isAmpSameOrigin(name)) out.push(name);
+  }
+  return out;
+}
+
+// The `Vary` names of a plan, shared by every plan (frozen: adapters only read them).
+const VARY_ACTUAL: readonly string[] = Object.freeze(['Origin']);
+const VARY_PREFLIGHT: readonly string[] = Object.freeze(['Origin', 'Access-Control-Request-Headers']);
+const VARY_ACTUAL_EMAIL: readonly string[] = Object.freeze(['Origin', 'AMP-Email-Sender']);
+const VARY_PREFLIGHT_EMAIL: readonly string[] = Object.freeze(['Origin', 'Access-Control-Request-Headers', 'AMP-Email-Sender']);
+
+// `Access-Control-Expose-Headers` values per exposed-headers list (one list per adapter configuration).
+const exposeValues = new WeakMap<readonly string[], readonly [plain: string, withSource: string]>();
+
+/** The `Access-Control-Expose-Headers` value of `exposed`, plus the source-origin header when it is sent; joined once per list. */
+function exposeValue(exposed: readonly string[], withSource: boolean): string {
+  let values = exposeValues.get(exposed);
+  if (values === undefined) {
+    values = [exposed.join(', '), [...exposed, AMP_SOURCE_ORIGIN_HEADER].join(', ')];
+    exposeValues.set(exposed, values);
+  }
+  return withSource ? values[1] : values[0];
+}
+
+/**
+ * Decides every CORS header of a response from the request facts, the core
+ * verdict and the normalized options (SPEC §6–7). Pure and synchronous.
+ *
+ * 1. No `Origin` and no trusted `AMP-Same-Origin`: outside CORS; the handler
+ *    runs with `Vary: Origin` only.
+ * 2. AMP for Email (when configured, not for a preflight): an untrusted
+ *    sender is denied; v2 `AMP-Email-Sender` wins and is answered with
+ *    `AMP-Email-Allow-Sender` only; v1 is answered with
+ *    `Access-Control-Allow-Origin` only when the `Origin` is a configured
+ *    email client or allowed by the verdict, never because of the query.
+ * 3. Allowed: `Access-Control-Allow-Origin` echoes the `Origin` as sent,
+ *    credentials, exposed headers; a preflight adds methods, headers (never
+ *    `*` or `AMP-Same-Origin`), max-age and private network access.
+ * 4. Denied: 403 with the reason code (`onDenied: 'reject'`), or no CORS
+ *    headers (`'omit'`).
+ * 5. A plan holding a value that is not a valid header value is denied
+ *    (`malformed`) instead: no runtime can fail on it half-way.
+ *
+ * `Vary` is always returned as names to append, never as a header to set.
+ */
+export function planCors(request: CorsRequest, verdict: Verdict, options: NormalizedCorsOptions): CorsPlan {
+  const preflight = isPreflight(request);
+  const email = options.emailSenders === null || preflight ? undefined : emailSenderOf(request, options);
+  const vary = options.emailSenders === null ? (preflight ? VARY_PREFLIGHT : VARY_ACTUAL) : preflight ? VARY_PREFLIGHT_EMAIL : VARY_ACTUAL_EMAIL;
+  if (email === undefined) return planOfVerdict(request, verdict, verdict.allowed ? verdict.sourceOrigin : undefined, options, preflight, vary);
+  // 2. AMP for Email.
+  let plan: CorsPlan;
+  if (!email.trusted) plan = denial('email-sender-denied', options, false, vary);
+  else if (email.version === 2) plan = checked(pass('actual', [['AMP-Email-Allow-Sender', email.sender]], vary), options, false);
+  else if (typeof request.origin === 'string' && options.emailClientOrigins?.has(request.origin) === true) plan = allowedPlan(request, request.origin, email.sender, options, false, vary);
+  else plan = planOfVerdict(request, verdict, email.sender, options, false, vary);
+  return { ...plan, email };
+}
+
+/** The plan of a verdict; `sourceOrigin` is the legacy source value to answer, when trusted. */
+function planOfVerdict(request: CorsRequest, verdict: Verdict, sourceOrigin: string | undefined, options: NormalizedCorsOptions, preflight: boolean, vary: readonly string[]): CorsPlan {
+  if (!verdict.allowed) return denial(verdict.reason, options, preflight, vary);
+  // A custom verifier's verdict is trusted only about this request's Origin.
+  if (verdict.origin !== null && verdict.origin !== request.origin) return denial('malformed', options, preflight, vary);
+  return allowedPlan(request, verdict.origin, sourceOrigin, options, preflight, vary);
+}
+
+/** 3. The headers of an allowed request (`origin` null: same-origin, nothing echoed). */
+function allowedPlan(
+  request: CorsRequest,
+  origin: string | null,
+  sourceOrigin: string | undefined,
+  options: NormalizedCorsOptions,
+  preflight: boolean,
+  vary: readonly string[],
+): CorsPlan {
+  const headers: Array<readonly [string, string]> = [];
+  if (origin !== null) {
+    headers.push(['Access-Control-Allow-Origin', origin]);
+    if (options.credentials) headers.push(['Access-Control-Allow-Credentials', 'true']);
+  }
+  if (!preflight) {
+    if (sourceOrigin !== undefined) headers.push([AMP_SOURCE_ORIGIN_HEADER, sourceOrigin]);
+    if (origin !== null) headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, sourceOrigin !== undefined)]);
+    return checked(pass('actual', headers, vary), options, false);
+  }
+  headers.push(['Access-Control-Allow-Methods', options.methods]);
+  const allowHeaders = options.allowedHeaders ?? reflectableHeaders(request.requestHeaders);
+  if (allowHeaders !== null && allowHeaders.length > 0) headers.push(['Access-Control-Allow-Headers', allowHeaders.join(', ')]);
+  if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
+  if (options.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(['Access-Control-Allow-Private-Network', 'true']);
+  return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
+}
+
+/** 4. A denied request: outside CORS when `Origin` is missing, else 403 or no CORS headers. */
+function denial(reason: string, options: NormalizedCorsOptions, preflight: boolean, vary: readonly string[]): CorsPlan {
+  if (reason === 'missing') return pass('actual', [], vary);
+  if (options.onDenied === 'reject') return reject(reason, vary);
+  if (preflight && !options.preflightContinue) return end(options.preflightStatus, [], vary);
+  return pass(preflight ? 'preflight' : 'actual', [], vary);
+}
+
+/** 5. The plan, or its denial when one of its values is not a valid header value. */
+function checked(plan: CorsPlan, options: NormalizedCorsOptions, preflight: boolean): CorsPlan {
+  for (const [, value] of plan.headers) {
+    if (typeof value !== 'string' || !HEADER_VALUE.test(value)) return denial('malformed', options, preflight, plan.vary);
+  }
+  return plan;
+}
+
+function pass(kind: 'preflight' | 'actual', headers: Array<readonly [string, string]>, vary: readonly string[]): CorsPlan {
+  return { kind, handled: false, status: 0, body: '', headers, vary };
+}
+
+function end(status: number, headers: Array<readonly [string, string]>, vary: readonly string[]): CorsPlan {
+  return { kind: 'preflight', handled: true, status, body: '', headers, vary };
+}
+
+function reject(reason: string, vary: readonly string[]): CorsPlan {
+  return { kind: 'reject', handled: true, status: 403, body: `Forbidden: CORS origin denied (${reason})\n`, headers: [['Content-Type', 'text/plain; charset=utf-8']], vary };
+}
