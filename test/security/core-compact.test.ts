@@ -10,6 +10,7 @@ import {
   createAllowSetBuilder,
   fallbackPrefix,
   loadAllowSet,
+  MAX_CACHES,
   prefixForms,
 } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
@@ -60,7 +61,8 @@ describe('the file format, field by field', () => {
     expect(ALLOW_SET_VERSION).toBe(1);
     expect(bytes[10]).toBe(0);
     expect(bytes[11]).toBe(16);
-    expect(view.getUint32(12)).toBe(2);
+    // Each plain domain: its readable prefix and its hash (SPEC §6).
+    expect(view.getUint32(12)).toBe(4);
     expect(view.getUint32(16)).toBe(2);
     expect(bytes[20]).toBe(0);
     expect(bytes[21]).toBe(2);
@@ -75,28 +77,32 @@ describe('the file format, field by field', () => {
       caches.push(`${id} ${domain}`);
     }
     expect(caches).toEqual(['google cdn.ampproject.org', 'bing www.bing-amp.com']);
-    expect(view.getUint32(at)).toBe(32);
-    const hashes = [digest('example-com'), digest('www-example-com')].sort((a, b) => Buffer.compare(a, b));
-    expect([...bytes.subarray(at + 4, at + 36)]).toEqual([...hashes[0]!, ...hashes[1]!]);
-    expect(bytes.length).toBe(at + 36 + 32);
-    expect([...bytes.subarray(at + 36)]).toEqual([...sha256(bytes.subarray(0, at + 36))]);
+    expect(view.getUint32(at)).toBe(64);
+    const prefixes = ['example-com', 'www-example-com', fallbackPrefix('example.com'), fallbackPrefix('www.example.com')];
+    const hashes = prefixes.map((p) => digest(p)).sort((a, b) => Buffer.compare(a, b));
+    expect([...bytes.subarray(at + 4, at + 68)]).toEqual(hashes.flatMap((h) => [...h]));
+    expect(bytes.length).toBe(at + 68 + 32);
+    expect([...bytes.subarray(at + 68)]).toEqual([...sha256(bytes.subarray(0, at + 68))]);
   });
   it('Rice encoding: the first hash, then the coded deltas, and the parameter in the header', () => {
     const domains = Array.from({ length: 50 }, (_, i) => `d${i}.example.com`);
     const bytes = compileAllowSet(domains, { hashBytes: 20 });
     expect(bytes[10]).toBe(1);
     expect(bytes[11]).toBe(20);
-    expect(bytes[20]).toBeGreaterThan(100); // 50 random 160-bit values: about 160 − log2(50)
+    expect(bytes[20]).toBeGreaterThan(100); // 100 random 160-bit values: about 160 − log2(100)
     expect(bytes[20]).toBeLessThan(160);
     const set = loadAllowSet(bytes);
-    expect(set).toMatchObject({ encoding: 'rice', hashBytes: 20, size: 50, domainCount: 50 });
+    expect(set).toMatchObject({ encoding: 'rice', hashBytes: 20, size: 100, domainCount: 50 });
     const raw = compileAllowSet(domains, { encoding: 'raw', hashBytes: 20 });
     expect(bytes.length).toBeLessThan(raw.length);
   });
   it('one hash under Rice: parameter 0, data is just the hash', () => {
-    const bytes = compileAllowSet(['example.com']);
+    // A domain whose every algorithm falls back to the hash has one prefix.
+    const long = `${'a'.repeat(40)}.${'b'.repeat(30)}.com`;
+    expect(prefixForms(long)).toHaveLength(1);
+    const bytes = compileAllowSet([long]);
     expect(bytes[20]).toBe(0);
-    expect(loadAllowSet(bytes).has('example-com')).toBe(true);
+    expect(loadAllowSet(bytes).has(fallbackPrefix(long))).toBe(true);
     expect(bytes.length).toBe(24 + (1 + 6 + 1 + 18) + (1 + 4 + 1 + 16) + 4 + 16 + 32);
   });
   it('an empty set: no data, under either encoding', () => {
@@ -128,7 +134,7 @@ describe('createAllowSetBuilder', () => {
     for (let i = 0; i < 400; i++) builder.add(`d${i}.example.com`);
     expect(builder.domainCount).toBe(401);
     const set = loadAllowSet(builder.build());
-    expect(set.size).toBe(400 + prefixForms('bücher.de').length);
+    expect(set.size).toBe(800 + prefixForms('bücher.de').length);
     for (let i = 0; i < 400; i += 37) expect(set.has(`d${i}-example-com`)).toBe(true);
     expect(set.has(fallbackPrefix('bücher.de'))).toBe(true);
   });
@@ -137,8 +143,8 @@ describe('createAllowSetBuilder', () => {
     builder.add('example.com');
     builder.add('EXAMPLE.com');
     expect(builder.domainCount).toBe(2);
-    expect(builder.hashCount).toBe(2);
-    expect(loadAllowSet(builder.build())).toMatchObject({ size: 1, domainCount: 2 });
+    expect(builder.hashCount).toBe(4);
+    expect(loadAllowSet(builder.build())).toMatchObject({ size: 2, domainCount: 2 });
   });
   it('refuses wildcard rules, quoting at most 80 characters', () => {
     const builder = createAllowSetBuilder();
@@ -153,9 +159,11 @@ describe('createAllowSetBuilder', () => {
   it('refuses bad options, naming them', () => {
     for (const hashBytes of [8, 12, 33, '16']) expectError(() => createAllowSetBuilder({ hashBytes: hashBytes as never }), 'invalid-option', 'hashBytes must be one of 16, 20, 24, 28, 32 (at least 128 bits)');
     expectError(() => createAllowSetBuilder({ encoding: 'gzip' as never }), 'invalid-option', 'encoding must be raw or rice');
-    const many = Array.from({ length: 256 }, (_, i) => ({ id: `c${i}`, name: `C${i}`, cacheDomain: `c${i}.example.net` }));
-    expectError(() => createAllowSetBuilder({ caches: many }), 'invalid-option', 'an allow-set holds at most 255 caches');
-    expect(loadAllowSet(compileAllowSet(['example.com'], { caches: many.slice(0, 255) })).caches).toHaveLength(255);
+    // The file has one byte for the number of caches; validateCaches accepts far fewer (MAX_CACHES).
+    const many = Array.from({ length: MAX_CACHES + 1 }, (_, i) => ({ id: `c${i}`, name: `C${i}`, cacheDomain: `c${i}.example.net` }));
+    expect(MAX_CACHES).toBeLessThan(256);
+    expectError(() => createAllowSetBuilder({ caches: many }), 'invalid-cache', /at most \d+ are accepted/);
+    expect(loadAllowSet(compileAllowSet(['example.com'], { caches: many.slice(0, MAX_CACHES) })).caches).toHaveLength(MAX_CACHES);
     expectError(() => createAllowSetBuilder({ caches: [] }), 'invalid-cache', /must not be empty/);
   });
   it('accepts every allowed hash length', () => {
@@ -275,12 +283,13 @@ describe('sorting hashes that share their first 32 bits', () => {
       for (const domain of [...domains, 'example.com', ...domains]) builder.add(domain);
       const bytes = builder.build();
       const set = loadAllowSet(bytes); // refuses hashes that are not strictly increasing
-      expect(set.size).toBe(domains.length + 1);
+      expect(set.size).toBe(2 * (domains.length + 1));
       for (const domain of [...domains, 'example.com']) expect(set.has(domain.replaceAll('.', '-'))).toBe(true);
       expect(set.has('d52750-example-com')).toBe(false);
       if (encoding === 'raw') {
         const data = bytes.subarray(bytes.length - 32 - set.size * 16, bytes.length - 32);
-        const hashes = [...domains, 'example.com'].map((d) => digest(d.replaceAll('.', '-'))).sort((x, y) => Buffer.compare(x, y));
+        const prefixes = [...domains, 'example.com'].flatMap((d) => [d.replaceAll('.', '-'), fallbackPrefix(d)]);
+        const hashes = prefixes.map((p) => digest(p)).sort((x, y) => Buffer.compare(x, y));
         expect([...data]).toEqual(hashes.flatMap((h) => [...h]));
       }
     }
@@ -375,7 +384,9 @@ describe('verifyOrigin: every verdict says why', () => {
       publisherDomain: 'other.net',
     });
     expect(set.verifyOrigin('https://0-example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'not-reproducible', cache: CACHES[0], prefix: '0-example-com-0' });
-    expect(set.verifyOrigin('https://xn--a-b.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'invalid-punycode', prefix: 'xn--a-b' });
+    expect(set.verifyOrigin('https://xn--a-9999999999.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'invalid-punycode', prefix: 'xn--a-9999999999' });
+    // Not valid punycode, yet toolbox's prefix of the plain xn-a.b (a possible domain: its TLD is letters).
+    expect(set.verifyOrigin('https://xn--a-b.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher', prefix: 'xn--a-b', publisherDomain: 'xn-a.b' });
   });
   it('a prefix with a dot but no hyphen is not a label (not a hash)', () => {
     expect(set.verifyOrigin('https://a.b.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'not-a-label', prefix: 'a.b', cache: CACHES[0] });

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import {
   AmpCorsError,
+  amppackagerPrefix,
   basicPrefix,
   buildAllowSet,
   CACHES,
@@ -15,6 +16,7 @@ import {
   domainPrefix,
   fallbackPrefix,
   parsePublisherRules,
+  prefixClaimants,
   prefixForms,
   type PrefixFormEntry,
   toolboxPrefix,
@@ -49,12 +51,12 @@ describe('canonicalDomain: refusals name the problem', () => {
     ['a leading hyphen', '-a.com', /label "-a" is not letters, digits and inner hyphens$/],
     ['an IPv4 address', '1.2.3.4', /an IP address is not a domain$/],
     ['a numeric last label', 'example.123', /an IP address is not a domain$/],
-    ['punycode that overflows', 'xn--99999999999.com', /label "xn--99999999999" is not valid punycode$/],
-    ['punycode decoding to a dot', 'xn--r6j.com', /label "xn--r6j" is not valid punycode$/],
+    ['punycode that overflows', 'xn--99999999999.com', /label "xn--99999999999" is not valid punycode of a valid label$/],
+    ['punycode decoding to a dot', 'xn--r6j.com', /label "xn--r6j" is not valid punycode of a valid label$/],
     ['punycode decoding to a leading hyphen', 'xn----eha.com', /label "xn----eha" decodes to a label that is not a valid U-label$/],
     ['punycode decoding to a trailing hyphen', 'xn----dha.com', /label "xn----dha" decodes to a label that is not a valid U-label$/],
-    ['punycode decoding to a joiner', 'xn--ab-m1t.com', /decodes to a label that is not a valid U-label$/],
-    ['punycode decoding to an ideographic space', 'xn--ab-l13a.com', /decodes to a label that is not a valid U-label$/],
+    ['punycode decoding to a joiner out of context', 'xn--ab-m1t.com', /a zero-width joiner or non-joiner is out of context \(RFC 5892 CONTEXTJ\)$/],
+    ['punycode decoding to an ideographic space', 'xn--ab-l13a.com', /label "xn--ab-l13a" is not valid punycode of a valid label$/],
     ['punycode decoding to "--" in positions 3–4', 'xn--ab---3ra.com', /label "xn--ab---3ra" decodes to a label that is not a valid U-label$/],
     ['punycode decoding to "--" in code points 3–4 after an emoji', 'xn--a--b-9b83c.com', /decodes to a label that is not a valid U-label$/],
   ];
@@ -155,22 +157,26 @@ describe('toolboxPrefix is what @ampproject/toolbox-cache-url 2.10.1 computes', 
   });
 });
 
-/** prefixForms by its definition: spec, toolbox of ASCII and Unicode, the two hashes when some algorithm hashes or for an IDN; first form wins. */
+/**
+ * prefixForms by its definition (SPEC §6): spec, toolbox of ASCII and
+ * Unicode, amppackager, the ASCII and Unicode hashes (always); first form
+ * wins; then a readable form is kept only if no other domain claims it.
+ */
 function expectedForms(domain: string): PrefixFormEntry[] {
   const ascii = canonicalDomain(domain);
   const unicode = unicodeDomain(ascii);
   const basic = basicPrefix(ascii);
-  const specHashed = basic.length > 63;
-  const toolboxAscii = toolboxPrefix(ascii);
-  const toolboxUnicode = toolboxPrefix(unicode);
-  const hashed = specHashed || toolboxAscii === fallbackPrefix(ascii) || toolboxUnicode === fallbackPrefix(unicode);
   const all: PrefixFormEntry[] = [
-    { prefix: specHashed ? fallbackPrefix(ascii) : basic, form: 'spec' },
-    { prefix: toolboxAscii, form: 'toolbox' },
-    { prefix: toolboxUnicode, form: 'toolbox' },
+    { prefix: basic.length > 63 ? fallbackPrefix(ascii) : basic, form: 'spec' },
+    { prefix: toolboxPrefix(ascii), form: 'toolbox' },
+    { prefix: toolboxPrefix(unicode), form: 'toolbox' },
+    { prefix: amppackagerPrefix(ascii), form: 'amppackager' },
+    { prefix: fallbackPrefix(ascii), form: 'hash-ascii' },
+    { prefix: fallbackPrefix(unicode), form: 'hash-unicode' },
   ];
-  if (hashed || unicode !== ascii) all.push({ prefix: fallbackPrefix(ascii), form: 'hash-ascii' }, { prefix: fallbackPrefix(unicode), form: 'hash-unicode' });
-  return all.filter((entry, index) => all.findIndex((other) => other.prefix === entry.prefix) === index);
+  return all
+    .filter((entry, index) => all.findIndex((other) => other.prefix === entry.prefix) === index)
+    .filter((entry) => prefixClaimants(entry.prefix).every((claimant) => claimant.publisherDomain === ascii));
 }
 
 const FORM_DOMAINS = [...TOOLBOX_HOSTS.filter((h) => !h.startsWith('hello.')), `${'long-publisher-domain-name'.repeat(2)}.example.net`, 'ab--cd.xn', '😊a-b.com'];
@@ -181,8 +187,11 @@ describe('prefixForms lists every form once, in order', () => {
     expect(forms).toEqual(expectedForms(domain));
     expect(new Set(forms.map((f) => f.prefix)).size).toBe(forms.length);
   });
-  it('a plain short domain has one form; an IDN has its two hashes', () => {
-    expect(prefixForms('example.com')).toEqual([{ prefix: 'example-com', form: 'spec' }]);
+  it('a plain short domain has its readable form and its hash; an IDN has its two hashes', () => {
+    expect(prefixForms('example.com')).toEqual([
+      { prefix: 'example-com', form: 'spec' },
+      { prefix: fallbackPrefix('example.com'), form: 'hash-ascii' },
+    ]);
     const idn = prefixForms('bücher.de');
     expect(idn).toContainEqual({ prefix: fallbackPrefix('xn--bcher-kva.de'), form: 'hash-ascii' });
     expect(idn).toContainEqual({ prefix: fallbackPrefix('bücher.de'), form: 'hash-unicode' });
@@ -226,10 +235,11 @@ describe('buildAllowSet', () => {
     for (const value of [42, null, undefined, {}, ['https://example-com.cdn.ampproject.org']]) expect(set.get(value as never)).toBeUndefined();
   });
   it('reports the first configured domain for a shared prefix, and each cache once', () => {
+    const forms = prefixForms('example.com').length;
     const twice = buildAllowSet(['example.com'], [...CACHES, CACHES[0]!]);
-    expect(twice.size).toBe(2);
+    expect(twice.size).toBe(forms * 2);
     const shared = buildAllowSet(['example.com', 'example.com'], CACHES);
-    expect(shared.size).toBe(2);
+    expect(shared.size).toBe(forms * 2);
     expect(shared.get('https://example-com.www.bing-amp.com')).toMatchObject({ publisherDomain: 'example.com', cache: CACHES[1] });
   });
 });

@@ -2,7 +2,7 @@
 // (name, title, status, input, output, note of every step) for each path of
 // SPEC §4, the notes of failed steps, the 320-character display cut, and
 // configuration errors that are not AmpCorsErrors.
-import { CACHES, EXPLAIN_MAX_SHOWN, type ExplainStep, explainOrigin, fallbackPrefix, reverseOrigin, toolboxPrefix } from '@ampcors/core';
+import { amppackagerPrefix, CACHES, EXPLAIN_MAX_SHOWN, type ExplainStep, explainOrigin, fallbackPrefix, reverseOrigin, toolboxPrefix } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
 
 const TITLES: Record<string, string> = {
@@ -17,6 +17,7 @@ const TITLES: Record<string, string> = {
   're-encode': 'Punycode-encode (IDNA to ASCII)',
   'canonical-domain': 'The result must already be a canonical domain',
   'forward-check': 'Forward-compute the prefix of the domain: it must match byte for byte',
+  'find-claimants': 'Every domain that could exist with this prefix, under every accepted algorithm',
 };
 
 type Row = [name: string, status: string, input: string, output: string | null, note: string];
@@ -66,16 +67,35 @@ describe('explainOrigin: complete traces', () => {
     ]);
   });
   it('a prefix only toolbox-cache-url produces: the note gives the guide\'s prefix too', () => {
-    const prefix = toolboxPrefix('xn--b-c-pla.com');
+    const prefix = toolboxPrefix('xn--b-c-pla.de');
     const explanation = explainOrigin(`https://${prefix}.cdn.ampproject.org`);
     expect(rows(explanation.steps).at(-1)).toEqual([
       'forward-check',
       'done',
-      'xn--b-c-pla.com',
+      'xn--b-c-pla.de',
       prefix,
-      'toolbox-cache-url reproduces the prefix (form "toolbox"); the guide gives xn--0-b--c-com-0-hcb',
+      'the toolbox-cache-url algorithm reproduces the prefix (form "toolbox"); the guide gives xn--0-b--c-de-0-m8a',
     ]);
-    expect(explanation.result).toMatchObject({ ok: true, form: 'toolbox', publisherDomain: 'xn--b-c-pla.com' });
+    expect(explanation.result).toMatchObject({ ok: true, form: 'toolbox', publisherDomain: 'xn--b-c-pla.de' });
+  });
+  it('a prefix two domains have: every claimant named in a last step (SPEC §6)', () => {
+    const prefix = toolboxPrefix('xn--b-c-pla.com'); // also toolbox's prefix of the plain xn-b-c.com.zza
+    const explanation = explainOrigin(`https://${prefix}.cdn.ampproject.org`);
+    expect(rows(explanation.steps).at(-1)).toEqual([
+      'find-claimants',
+      'done',
+      prefix,
+      'xn--b-c-pla.com xn-b-c.com.zza',
+      'every domain with this prefix under an accepted algorithm: xn--b-c-pla.com (toolbox), xn-b-c.com.zza (toolbox)',
+    ]);
+  });
+  it('a guide reading that fails while another reading is a domain: the failure is skipped, the claimant named', () => {
+    const explanation = explainOrigin('https://xn--a-b.cdn.ampproject.org');
+    expect(rows(explanation.steps).slice(-2)).toEqual([
+      ['punycode-decode', 'skipped', 'xn--a-b', null, 'the prefix is not valid punycode; other readings follow'],
+      ['find-claimants', 'done', 'xn--a-b', 'xn-a.b', 'every domain with this prefix under an accepted algorithm: xn-a.b (toolbox)'],
+    ]);
+    expect(explanation.result).toMatchObject({ ok: true, publisherDomain: 'xn-a.b', form: 'toolbox' });
   });
   it('a wrapped prefix that does not reproduce: the wrap removed, then the expected prefix named', () => {
     const origin = 'https://0-example-com-0.cdn.ampproject.org';
@@ -90,16 +110,17 @@ describe('explainOrigin: complete traces', () => {
     expect(explanation.steps.at(-1)?.reason).toBe('not-reproducible');
     expect(explanation.result).toEqual({ ok: false, reason: 'not-reproducible', detail: 'example.com has a different prefix', cache: CACHES[0], prefix: '0-example-com-0' });
   });
-  it('when the guide and toolbox disagree, a prefix matching neither names both', () => {
-    // ab--cd.com: the guide wraps (0-ab----cd-com-0), toolbox hashes; the bare fold matches neither.
+  it('when the algorithms disagree, a prefix matching none names every readable form', () => {
+    // ab--cd.com: the guide wraps (0-ab----cd-com-0), toolbox and amppackager hash; the bare fold matches none.
     const explanation = explainOrigin('https://ab----cd-com.cdn.ampproject.org');
     expect(explanation.steps.at(-1)).toMatchObject({
       name: 'forward-check',
       status: 'failed',
-      note: `ab--cd.com has the prefix 0-ab----cd-com-0 or ${toolboxPrefix('ab--cd.com')}, not ab----cd-com`,
+      note: 'ab--cd.com has the prefix 0-ab----cd-com-0, not ab----cd-com',
       reason: 'not-reproducible',
     });
     expect(toolboxPrefix('ab--cd.com')).toBe(fallbackPrefix('ab--cd.com'));
+    expect(amppackagerPrefix('ab--cd.com')).toBe(fallbackPrefix('ab--cd.com'));
   });
   it('a prefix that spells no domain: the note is canonicalDomain\'s message', () => {
     const explanation = explainOrigin('https://a---b-com.cdn.ampproject.org');
@@ -208,18 +229,10 @@ describe('explainOrigin with publishers', () => {
     expect(explainOrigin('https://example.com', { publishers: ['example.com'] })).toMatchObject({ producedBy: [], verdict: { allowed: true, via: 'publisher' } });
   });
   it('a configuration error that is not an AmpCorsError is reported as invalid-option with its message', () => {
-    const hostile = {
-      toString(): string {
-        throw new Error('no string for you');
-      },
-    };
-    expect(explainOrigin('https://example-com.cdn.ampproject.org', { publishers: [hostile as never] }).configError).toEqual({ code: 'invalid-option', message: 'no string for you' });
-    const thrower = {
-      toString(): string {
-        throw 'plain';
-      },
-    };
-    expect(explainOrigin('https://example-com.cdn.ampproject.org', { publishers: [thrower as never] }).configError).toEqual({ code: 'invalid-option', message: 'plain' });
+    // A publishers array whose elements cannot be read throws what its getter throws.
+    const throwing = (thrown: unknown): string[] => new Proxy(['example.com'], { get: (target, key) => (key === '0' ? (() => { throw thrown; })() : Reflect.get(target, key)) });
+    expect(explainOrigin('https://example-com.cdn.ampproject.org', { publishers: throwing(new Error('no string for you')) }).configError).toEqual({ code: 'invalid-option', message: 'no string for you' });
+    expect(explainOrigin('https://example-com.cdn.ampproject.org', { publishers: throwing('plain') }).configError).toEqual({ code: 'invalid-option', message: 'plain' });
   });
   it('a refused cache list: no steps, the message as the result detail', () => {
     const explanation = explainOrigin('https://example-com.cdn.ampproject.org', { caches: [] });

@@ -59,7 +59,7 @@ describe('reverseOrigin: failures name their reason', () => {
     ['a port on a cache', 'https://example-com.cdn.ampproject.org:8443', 'non-default-port', /default port/],
     ['the cache root', 'https://cdn.ampproject.org', 'cache-root', /cdn\.ampproject\.org itself has no domain prefix/],
     ['two labels before the cache', 'https://a.example-com.cdn.ampproject.org', 'not-a-label', /single DNS label/],
-    ['bad punycode', 'https://xn--a-b.cdn.ampproject.org', 'invalid-punycode', /not valid punycode/],
+    ['bad punycode', 'https://xn--a-9999999999.cdn.ampproject.org', 'invalid-punycode', /not valid punycode/],
     ['a numeric domain', 'https://0-0.cdn.ampproject.org', 'invalid-domain', /spells "0\.0", not a domain/],
     // Unwrapped, "example-com-" spells "example.com." (a trailing dot): never normalized away.
     ['a trailing dot', 'https://0-example-com--0.cdn.ampproject.org', 'not-reproducible', /does not spell a canonical domain/],
@@ -76,7 +76,7 @@ describe('reverseOrigin: failures name their reason', () => {
     expect(reverseOrigin('https://0-example-com-0.www.bing-amp.com')).toMatchObject({ cache: BING, prefix: '0-example-com-0' });
     expect(reverseOrigin('https://0-example-com--0.cdn.ampproject.org')).toMatchObject({ cache: GOOGLE, prefix: '0-example-com--0' });
     expect(reverseOrigin('https://0-0.cdn.ampproject.org')).toMatchObject({ cache: GOOGLE, prefix: '0-0' });
-    expect(reverseOrigin('https://xn--a-b.cdn.ampproject.org')).toMatchObject({ cache: GOOGLE, prefix: 'xn--a-b' });
+    expect(reverseOrigin('https://xn--a-9999999999.cdn.ampproject.org')).toMatchObject({ cache: GOOGLE, prefix: 'xn--a-9999999999' });
   });
   it('shows at most 80 characters of what a long prefix spells', () => {
     const prefix = Array.from({ length: 30 }, () => '1').join('-'); // 1.1.1…: an all-numeric last label
@@ -101,11 +101,12 @@ describe('reverseOrigin: successes', () => {
       prefix: 'a--b-example-com',
       publisherDomain: 'a-b.example.com',
       form: 'spec',
+      claimants: [{ publisherDomain: 'a-b.example.com', form: 'spec' }],
     });
     expect(reverseOrigin('https://0-en--us-example-com-0.cdn.ampproject.org')).toMatchObject({ ok: true, publisherDomain: 'en-us.example.com', form: 'spec' });
   });
   it('reports the toolbox form where only toolbox-cache-url reproduces the prefix', () => {
-    const domain = 'xn--b-c-pla.com';
+    const domain = 'xn--b-c-pla.de';
     const toolbox = toolboxPrefix(domain);
     expect(toolbox).not.toBe(domainPrefix(domain));
     expect(toolbox).toContain('-');
@@ -116,8 +117,23 @@ describe('reverseOrigin: successes', () => {
       prefix: toolbox,
       publisherDomain: domain,
       form: 'toolbox',
+      claimants: [{ publisherDomain: domain, form: 'toolbox' }],
     });
     expect(reverseOrigin(`https://${domainPrefix(domain)}.cdn.ampproject.org`)).toMatchObject({ ok: true, form: 'spec', publisherDomain: domain });
+  });
+  it('lists every claimant when algorithms collide (SPEC §6): the guide\'s reading first', () => {
+    // äb-c.com's toolbox prefix is also toolbox's prefix of the plain xn-b-c.com.zza.
+    expect(reverseOrigin('https://xn--b--c-com-zza.cdn.ampproject.org')).toMatchObject({
+      ok: true,
+      publisherDomain: 'xn--b-c-pla.com',
+      form: 'toolbox',
+      claimants: [
+        { publisherDomain: 'xn--b-c-pla.com', form: 'toolbox' },
+        { publisherDomain: 'xn-b-c.com.zza', form: 'toolbox' },
+      ],
+    });
+    // Not valid punycode, but the plain reading is a possible domain.
+    expect(reverseOrigin('https://xn--a-b.cdn.ampproject.org')).toMatchObject({ ok: true, publisherDomain: 'xn-a.b', form: 'toolbox' });
   });
   it('reports a prefix without "-" as a hash, on the right cache', () => {
     expect(reverseOrigin('https://abcdef.www.bing-amp.com')).toEqual({ ok: true, hashed: true, cache: BING, prefix: 'abcdef' });

@@ -1,5 +1,8 @@
+import { cacheIndexOf } from './cache-origin.js';
 import type { AmpCache } from './caches.js';
-import { fallbackPrefix, type PrefixForm, type PrefixFormEntry, prefixForms } from './domain-prefix.js';
+import { canonicalDomain } from './domain-name.js';
+import { allPrefixForms, isHashedPrefix, type PrefixForm } from './domain-prefix.js';
+import { acceptedReadableForms } from './prefix-forms.js';
 
 /** What the allow-set knows of one accepted cache origin. */
 export interface AllowEntry {
@@ -15,26 +18,28 @@ export interface AllowEntry {
 
 /**
  * The precomputed allow-set (SPEC §4 step 2, §6): every cache origin that a
- * real cache may use for a known publisher domain, matched against the exact
- * origin string a browser sends. An allowed cache origin costs hash-table
- * lookups on the raw header, with no SHA-256 or punycode at request time; it
- * can only match a header that is byte for byte canonical.
+ * real cache may use for a known publisher domain and that no unconfigured
+ * domain can claim, matched against the exact origin string a browser sends.
+ * An allowed cache origin costs hash-table lookups on the raw header, with no
+ * SHA-256 or punycode at request time; it can only match a header that is
+ * byte for byte canonical.
  */
 export interface CacheOriginAllowSet {
   /** The entry for a raw `Origin` header, if it is an accepted cache origin. */
   get(origin: string): AllowEntry | undefined;
-  /** Number of accepted cache origins. */
+  /** Number of accepted cache origins (counting them hashes every domain once). */
   readonly size: number;
   /** Every accepted cache origin with its entry (for tools and tests). */
   entries(): IterableIterator<[string, AllowEntry]>;
 }
 
-/** Order of {@link PrefixForm} codes packed into the prefix table. */
-const FORMS: readonly PrefixForm[] = ['spec', 'toolbox', 'hash-ascii', 'hash-unicode'];
-const FORM_CODE: Readonly<Record<PrefixForm, number>> = { spec: 0, toolbox: 1, 'hash-ascii': 2, 'hash-unicode': 3 };
+/** Order of {@link PrefixForm} codes packed into the prefix tables. */
+const FORMS: readonly PrefixForm[] = ['spec', 'toolbox', 'amppackager', 'hash-ascii', 'hash-unicode'];
+const FORM_CODE: Readonly<Record<PrefixForm, number>> = { spec: 0, toolbox: 1, amppackager: 2, 'hash-ascii': 3, 'hash-unicode': 4 };
+const FORM_SLOTS = 8;
 const SCHEME = 'https://';
-/** Longest DNS label: the guide's prefix falls back to the hash beyond it. */
-const MAX_PREFIX_LENGTH = 63;
+/** Longest accepted prefix: toolbox checks 63 octets before its `0-…-0` wrap (SPEC §6). */
+const MAX_PREFIX_LENGTH = 67;
 /**
  * Entries remembered per generation of the recent-origin memo: two
  * generations bound it to twice this many (about 10 MB at most).
@@ -42,66 +47,12 @@ const MAX_PREFIX_LENGTH = 63;
 const MEMO_GENERATION_SIZE = 32_768;
 
 /**
- * A domain that is already canonical and plain ASCII (lowercase
- * letters-digits-hyphens labels of at most 63 octets, at most 253 octets in
- * all, no `xn--` label, no all-numeric last label): its Unicode form is
- * itself and no punycode step changes it, so its prefix forms follow from
- * string replacements alone.
- */
-const PLAIN_DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const NUMERIC_LAST_LABEL = /(?:^|\.)[0-9]+$/;
-
-function isPlainDomain(domain: string): boolean {
-  return PLAIN_DOMAIN.test(domain) && !domain.includes('xn--') && !NUMERIC_LAST_LABEL.test(domain);
-}
-
-function hyphensAt3And4(label: string): boolean {
-  return label.charCodeAt(2) === 45 && label.charCodeAt(3) === 45;
-}
-
-/**
- * {@link prefixForms} of a plain domain (see {@link isPlainDomain}), without
- * punycode and with SHA-256 only when some algorithm falls back to the hash.
- * Same prefixes, forms and order as `prefixForms` (checked by the tests):
- * the guide's prefix, then toolbox-cache-url's when it differs (ASCII and
- * Unicode forms coincide); a hash appears as the form of the algorithm that
- * fell back to it.
- */
-function plainPrefixForms(domain: string): PrefixFormEntry[] {
-  const label = domain.replaceAll('-', '--').replaceAll('.', '-');
-  let hash: string | undefined;
-  const hashOf = (): string => (hash ??= fallbackPrefix(domain));
-  const wrapped = hyphensAt3And4(label) ? `0-${label}-0` : label;
-  const spec = wrapped.length <= MAX_PREFIX_LENGTH ? wrapped : hashOf();
-  let toolbox: string;
-  const toolboxBasic = !(hyphensAt3And4(domain) && !domain.startsWith('xn')) && domain.length <= MAX_PREFIX_LENGTH && domain.includes('.');
-  if (!toolboxBasic || label.length > MAX_PREFIX_LENGTH) toolbox = hashOf();
-  else toolbox = hyphensAt3And4(label) && !label.startsWith('xn') ? `0-${label}-0` : label;
-  // The hash is among the forms exactly when an algorithm fell back to it,
-  // and then it is that algorithm's form: no separate `hash-ascii` entry.
-  const forms: PrefixFormEntry[] = [{ prefix: spec, form: 'spec' }];
-  if (toolbox !== spec) forms.push({ prefix: toolbox, form: 'toolbox' });
-  return forms;
-}
-
-/** Every accepted prefix of one publisher domain (SPEC §6), as {@link prefixForms} lists them. */
-function formsOf(domain: string): PrefixFormEntry[] {
-  return isPlainDomain(domain) ? plainPrefixForms(domain) : prefixForms(domain);
-}
-
-/**
- * Builds the allow-set for canonical publisher domains and caches: for each
- * domain, every form of {@link prefixForms} (the guide's, toolbox's, the
- * ASCII and Unicode hashes), on every cache. When two configured domains
- * share an origin (possible only across algorithms), the first one listed is
- * reported; both are configured, so either answer allows correctly.
- *
- * Layout: one table from domain prefix to (publisher domain, form), shared
- * by all caches — a prefix is a single label, so `https://` + prefix + `.` +
- * cache domain names one cache and one prefix. Entries are made on demand
- * and the most recent ones are remembered (bounded), so a repeated origin
- * costs one hash-table lookup on the raw header. 1M domains on 2 caches take
- * about a third of the memory of one string key and one entry per origin.
+ * Builds the allow-set for publisher domains and caches: for each domain,
+ * every accepted form (SPEC §6: the guide's, toolbox's, amppackager's and the
+ * ASCII and Unicode hashes) on every cache, except readable forms that a
+ * domain outside the list also has. When two configured domains share an
+ * origin, the first one listed is reported; both are configured, so either
+ * answer allows correctly.
  *
  * @throws AmpCorsError `invalid-domain` for a malformed domain.
  */
@@ -125,37 +76,56 @@ export interface OriginTable<T> {
  * verifier stores its ready-made verdict there, so a repeated allowed origin
  * costs one lookup and no allocation.
  *
+ * Layout: one table from readable prefix to (publisher domain, form), shared
+ * by all caches — a prefix is a single label, so `https://` + prefix + `.` +
+ * cache domain names one cache (found in a map by cache domain: the cost
+ * does not grow with the number of caches) and one prefix. The hashed
+ * prefixes of every domain are computed on first need (the first hashed
+ * origin asked for, or `size`/`entries`): building stays free of SHA-256.
+ *
+ * @param covered - whether a domain is trusted by the configuration (default:
+ *   it is one of `domains`); a readable form that some other domain also has
+ *   is accepted only when every such domain is covered (SPEC §6).
  * @throws AmpCorsError `invalid-domain` for a malformed domain.
  */
-export function buildOriginTable<T>(domains: Iterable<string>, caches: readonly AmpCache[], make: (origin: string, entry: AllowEntry) => T): OriginTable<T> {
-  // A cache domain listed twice names the same origins: the first cache wins.
-  const uniqueCaches = caches.filter((cache, index) => caches.findIndex((other) => other.cacheDomain === cache.cacheDomain) === index);
-  const suffixes = uniqueCaches.map((cache) => `.${cache.cacheDomain}`);
+export function buildOriginTable<T>(
+  domains: Iterable<string>,
+  caches: readonly AmpCache[],
+  make: (origin: string, entry: AllowEntry) => T,
+  covered?: (domain: string) => boolean,
+): OriginTable<T> {
+  const index = cacheIndexOf(caches);
   const publisherDomains: string[] = [];
-  // Prefix → index of its publisher domain × 4 + form code.
+  for (const domain of domains) publisherDomains.push(canonicalDomain(domain));
+  const isCovered = covered ?? ((set) => (domain: string) => set.has(domain))(new Set(publisherDomains));
+  // Readable prefix → index of its publisher domain × FORM_SLOTS + form code.
   const prefixes = new Map<string, number>();
-  let longestPrefix = 0;
-  for (const publisherDomain of domains) {
-    const index = publisherDomains.length;
-    let claimed = false;
-    for (const { prefix, form } of formsOf(publisherDomain)) {
-      if (prefixes.has(prefix)) continue;
-      prefixes.set(prefix, index * 4 + FORM_CODE[form]);
-      longestPrefix = Math.max(longestPrefix, prefix.length);
-      claimed = true;
+  for (let i = 0; i < publisherDomains.length; i++) {
+    for (const { prefix, form } of acceptedReadableForms(publisherDomains[i] as string, isCovered)) {
+      if (!prefixes.has(prefix)) prefixes.set(prefix, i * FORM_SLOTS + FORM_CODE[form]);
     }
-    if (claimed) publisherDomains.push(publisherDomain);
   }
-  const longestSuffix = suffixes.reduce((longest, suffix) => Math.max(longest, suffix.length), 0);
-  // Longer headers (toolbox's prefix may reach 67 octets) are refused before any hashing.
-  const maxOriginLength = SCHEME.length + longestPrefix + longestSuffix;
+  // Hashed prefix → the same packing; made on first need.
+  let hashes: Map<string, number> | undefined;
+  const hashTable = (): Map<string, number> => {
+    if (hashes) return hashes;
+    hashes = new Map();
+    for (let i = 0; i < publisherDomains.length; i++) {
+      for (const { prefix, form } of allPrefixForms(publisherDomains[i] as string)) {
+        if (isHashedPrefix(prefix) && !hashes.has(prefix)) hashes.set(prefix, i * FORM_SLOTS + FORM_CODE[form]);
+      }
+    }
+    return hashes;
+  };
+  // Longer headers are refused before any hashing.
+  const maxOriginLength = SCHEME.length + MAX_PREFIX_LENGTH + 1 + index.longestDomain;
 
   const valueOf = (origin: string, prefix: string, packed: number, cache: AmpCache): T =>
     make(origin, {
-      publisherDomain: publisherDomains[Math.floor(packed / 4)] as string,
+      publisherDomain: publisherDomains[Math.floor(packed / FORM_SLOTS)] as string,
       cache,
       prefix,
-      form: FORMS[packed % 4] as PrefixForm,
+      form: FORMS[packed % FORM_SLOTS] as PrefixForm,
     });
 
   // Recent-origin memo in two generations: a hit in the older one is
@@ -173,18 +143,16 @@ export function buildOriginTable<T>(domains: Iterable<string>, caches: readonly 
 
   const lookup = (origin: string): T | undefined => {
     if (!origin.startsWith(SCHEME)) return undefined;
-    for (let i = 0; i < suffixes.length; i++) {
-      const suffix = suffixes[i] as string;
-      const prefixLength = origin.length - SCHEME.length - suffix.length;
-      // Cheap tests before endsWith: room for a prefix, and the suffix's dot in place.
-      if (prefixLength <= 0 || origin.charCodeAt(SCHEME.length + prefixLength) !== 46 || !origin.endsWith(suffix)) continue;
-      const remembered = older.get(origin);
-      if (remembered !== undefined) return remember(origin, remembered);
-      const prefix = origin.slice(SCHEME.length, SCHEME.length + prefixLength);
-      const packed = prefixes.get(prefix);
-      if (packed !== undefined) return remember(origin, valueOf(origin, prefix, packed, uniqueCaches[i] as AmpCache));
-    }
-    return undefined;
+    // The prefix is one label: the cache domain is everything after the first dot.
+    const dot = origin.indexOf('.', SCHEME.length);
+    if (dot <= SCHEME.length) return undefined;
+    const cache = index.byDomain.get(origin.slice(dot + 1));
+    if (cache === undefined) return undefined;
+    const remembered = older.get(origin);
+    if (remembered !== undefined) return remember(origin, remembered);
+    const prefix = origin.slice(SCHEME.length, dot);
+    const packed = isHashedPrefix(prefix) ? hashTable().get(prefix) : prefixes.get(prefix);
+    return packed === undefined ? undefined : remember(origin, valueOf(origin, prefix, packed, cache));
   };
 
   return {
@@ -193,13 +161,15 @@ export function buildOriginTable<T>(domains: Iterable<string>, caches: readonly 
       return recent.get(origin) ?? lookup(origin);
     },
     get size() {
-      return prefixes.size * uniqueCaches.length;
+      return (prefixes.size + hashTable().size) * index.unique.length;
     },
     *entries() {
-      for (const [prefix, packed] of prefixes) {
-        for (const cache of uniqueCaches) {
-          const origin = `${SCHEME}${prefix}.${cache.cacheDomain}`;
-          yield [origin, valueOf(origin, prefix, packed, cache)];
+      for (const table of [prefixes, hashTable()]) {
+        for (const [prefix, packed] of table) {
+          for (const cache of index.unique) {
+            const origin = `${SCHEME}${prefix}.${cache.cacheDomain}`;
+            yield [origin, valueOf(origin, prefix, packed, cache)];
+          }
         }
       }
     },

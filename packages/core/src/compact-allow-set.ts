@@ -1,11 +1,10 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
-import { prefixForms } from './domain-prefix.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
-import { parseOrigin } from './origin-header.js';
+import { prefixForms } from './prefix-forms.js';
 import { parsePublisherRules } from './publisher-rules.js';
-import { findCacheOfHost, reverseOrigin } from './reverse-origin.js';
+import { reverseOrigin } from './reverse-origin.js';
 import { decodeRiceDeltas, encodeRiceDeltas } from './rice-coding.js';
 import type { AllowedVerdict, DeniedVerdict, DenyReason } from './verifier.js';
 
@@ -63,9 +62,11 @@ export interface CompileAllowSetOptions {
 /** Incremental compiler of a compact allow-set, for lists read line by line. */
 export interface AllowSetBuilder {
   /**
-   * Adds a publisher domain: every prefix a cache may use for it
-   * ({@link prefixForms}: the guide's, toolbox's, the ASCII and Unicode hashes).
-   * A refused domain adds nothing.
+   * Adds a publisher domain: every prefix a cache may use for it and no
+   * other domain can claim ({@link prefixForms}: the guide's, toolbox's,
+   * amppackager's, the ASCII and Unicode hashes). The set stores no domains,
+   * so a readable form that another domain also has is left out even when
+   * that domain is added too. A refused domain adds nothing.
    *
    * @throws AmpCorsError `invalid-domain` (also for a `*.` wildcard rule),
    *   `public-suffix-rule` or `publisher-covers-cache`.
@@ -183,7 +184,7 @@ function checkHashBytes(value: unknown): number {
  */
 export function createAllowSetBuilder(options: CompileAllowSetOptions = {}): AllowSetBuilder {
   const caches = options.caches === undefined ? CACHES : validateCaches(options.caches, { trustedOperators: null });
-  if (caches.length > 255) throw new AmpCorsError('invalid-option', 'an allow-set holds at most 255 caches');
+  // validateCaches accepts at most MAX_CACHES (64) entries: the format's one-byte count always fits.
   const encoding = options.encoding ?? 'rice';
   if (!ENCODINGS.includes(encoding)) throw new AmpCorsError('invalid-option', `encoding must be ${ENCODINGS.join(' or ')}`);
   const hashBytes = checkHashBytes(options.hashBytes);
@@ -437,15 +438,17 @@ function makeAllowSet(
   const judge = (origin: string | null | undefined): AllowSetVerdict => {
     const raw = typeof origin === 'string' ? origin : null;
     const deny = (reason: DenyReason, detail: string, extra?: Partial<DeniedVerdict>): DeniedVerdict => ({ allowed: false, origin: raw, reason, detail, ...extra });
-    const parsed = parseOrigin(origin);
-    if (!parsed.ok) return deny(parsed.reason, parsed.detail);
-    const found = findCacheOfHost(parsed.host, caches);
-    if (!found) return deny('unknown-origin', `not an origin on a cache of this allow-set (${caches.map((c) => c.cacheDomain).join(', ')}); it holds only cache origins`);
-    const { cache, prefix } = found;
-    if (parsed.scheme !== 'https') return deny('insecure-scheme', 'cache origins are always https', { cache });
-    if (parsed.port !== null) return deny('non-default-port', 'cache origins use the default port', { cache });
-    if (prefix === null) return deny('legacy-cache-origin', `the bare ${cache.name} origin does not identify a publisher`, { cache });
-    if (prefix.includes('.')) return deny('not-a-label', 'a domain prefix is a single DNS label', { cache, prefix });
+    // The verifier's reverse (SPEC §4, §6): syntax, cache, https, default port, one label, then the prefix.
+    const reversed = reverseOrigin(origin, { caches });
+    if (!reversed.ok) {
+      const where = { ...(reversed.cache ? { cache: reversed.cache } : {}), ...(reversed.prefix === undefined ? {} : { prefix: reversed.prefix }) };
+      if (reversed.reason === 'unknown-cache') {
+        return deny('unknown-origin', `not an origin on a cache of this allow-set (${caches.map((c) => c.cacheDomain).join(', ')}); it holds only cache origins`);
+      }
+      if (reversed.reason === 'cache-root') return deny('legacy-cache-origin', `the bare ${reversed.cache?.name ?? 'cache'} origin does not identify a publisher`, where);
+      return deny(reversed.reason, reversed.detail, where);
+    }
+    const { cache, prefix } = reversed;
     const allow = (reason: 'cache-origin' | 'cache-origin-hashed', detail: string, extra?: Partial<AllowedVerdict>): AllowSetVerdict => ({
       allowed: true,
       origin: raw,
@@ -456,28 +459,18 @@ function makeAllowSet(
       detail,
       ...extra,
     });
-    // SPEC §4 step 2: a prefix without `-` is a hash; only the set can vouch for it.
-    if (!prefix.includes('-')) {
+    // SPEC §4 step 2: a hash; only the set can vouch for it.
+    if (reversed.hashed) {
       if (has(prefix)) return allow('cache-origin-hashed', 'hashed prefix in the compiled allow-set; the publisher domain is not recoverable (the set stores only hashes)');
       return deny('hashed-unknown', 'hashed prefix of no compiled publisher domain', { cache, prefix });
     }
-    const reversed = reverseOrigin(origin as string, { caches: [cache] });
-    const spelled = reversed.ok && !reversed.hashed ? reversed : undefined;
-    if (has(prefix)) {
-      if (spelled) {
-        return allow('cache-origin', `prefix of ${spelled.publisherDomain}, in the compiled allow-set`, {
-          publisherDomain: spelled.publisherDomain,
-          prefixForm: spelled.form,
-        });
-      }
-      return allow('cache-origin', 'prefix in the compiled allow-set (another implementation\'s form; it does not spell the publisher domain)');
+    // A compiled readable form has exactly one claimant, its domain (see AllowSetBuilder.add).
+    const only = reversed.claimants.length === 1 ? reversed.claimants[0] : undefined;
+    if (only && has(prefix)) {
+      return allow('cache-origin', `prefix of ${only.publisherDomain}, in the compiled allow-set`, { publisherDomain: only.publisherDomain, prefixForm: only.form });
     }
-    if (!reversed.ok) return deny(reversed.reason as DenyReason, reversed.detail, { cache, prefix });
-    return deny('unknown-publisher', `${spelled?.publisherDomain ?? 'the prefix'} is not in the compiled allow-set`, {
-      cache,
-      prefix,
-      ...(spelled ? { publisherDomain: spelled.publisherDomain } : {}),
-    });
+    const detail = only ? `${only.publisherDomain} is not in the compiled allow-set` : `${prefix} is the prefix of ${reversed.claimants.map((c) => c.publisherDomain).join(' and ')}: a shared prefix is never compiled`;
+    return deny('unknown-publisher', detail, { cache, prefix, publisherDomain: reversed.publisherDomain });
   };
 
   const verifyOrigin = (origin: string | null | undefined): AllowSetVerdict => {

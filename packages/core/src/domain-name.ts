@@ -1,93 +1,143 @@
-import { toASCII, toUnicode } from 'punycode/punycode.es6.js';
+import { toUnicode } from 'punycode/punycode.es6.js';
+import { toASCII as uts46ToASCII, type Tr46Options } from 'tr46';
 import { AmpCorsError } from './errors.js';
 
 /** Longest domain name in octets (RFC 1035 §2.3.4, without the root dot). */
 export const MAX_DOMAIN_LENGTH = 253;
 /** Longest DNS label in octets (RFC 2181 §11). */
 export const MAX_LABEL_LENGTH = 63;
-/** Inputs longer than this are refused before any punycode work is done. */
+/** Inputs longer than this are refused before any UTS #46 work is done. */
 const MAX_INPUT_LENGTH = 1024;
 
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-const ALL_DIGITS = /^[0-9]+$/;
 // LDH labels of 1–63 octets, the last one not all digits.
 const CANONICAL_ASCII = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*(?=[a-z0-9-]*[a-z-])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+// WHATWG URL "ends in a number": a last label of digits, or `0x` + hex digits, makes the host an IPv4 address.
+const NUMERIC_LAST_LABEL = /(?:^|\.)(?:[0-9]+|0x[0-9a-f]*)$/;
 const U_LABEL_FORBIDDEN = /[\p{C}\p{Z}\x00-\x2c\x2e\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/u;
+const JOINERS = /[\u200c\u200d]/g;
+const COMBINING_MARK_START = /^\p{M}/u;
+
+/**
+ * UTS #46 options of the WHATWG URL host parser ("domain to ASCII" with
+ * beStrict false): non-transitional (`ß`, `ς`, ZWJ and ZWNJ are kept), the
+ * Bidi rule (RFC 5893) and the CONTEXTJ rules (RFC 5892), no hyphen, STD3 or
+ * length checks (ampcors applies its own below).
+ */
+const BROWSER_UTS46: Tr46Options = {
+  checkBidi: true,
+  checkJoiners: true,
+  checkHyphens: false,
+  useSTD3ASCIIRules: false,
+  verifyDNSLength: false,
+  transitionalProcessing: false,
+};
 
 function invalid(domain: string, why: string): AmpCorsError {
   const shown = domain.length > 80 ? `${domain.slice(0, 80)}…` : domain;
   return new AmpCorsError('invalid-domain', `Invalid domain ${JSON.stringify(shown)}: ${why}`);
 }
 
+/** Why UTS #46 refused `name`, found by relaxing one check at a time (error path only). */
+function uts46Refusal(name: string): string {
+  const labels = name.split('.');
+  for (const label of labels) {
+    if (/^xn--/i.test(label) && uts46ToASCII(label, { ...BROWSER_UTS46, checkBidi: false, checkJoiners: false }) === null) {
+      return `label ${JSON.stringify(label)} is not valid punycode of a valid label`;
+    }
+  }
+  if (labels.some((label) => COMBINING_MARK_START.test(label.normalize('NFC')))) return 'a label starts with a combining mark';
+  if (uts46ToASCII(name, { ...BROWSER_UTS46, checkBidi: false }) !== null) return 'it breaks the Bidi rule (RFC 5893): right-to-left labels mixed with left-to-right text';
+  if (uts46ToASCII(name, { ...BROWSER_UTS46, checkJoiners: false }) !== null) return 'a zero-width joiner or non-joiner is out of context (RFC 5892 CONTEXTJ)';
+  return 'it holds a character UTS #46 disallows (browsers refuse this host)';
+}
+
 /**
- * Canonical form of a domain name as ampcors compares and forward-computes it
- * (SPEC §6 "Forward, normative"): IDNA to ASCII (punycode), lowercase, no
- * trailing dot. Unicode input is NFC-normalized and lowercased first.
+ * Canonical form of a domain name: the host a browser puts in `Origin` for
+ * it (SPEC §6 "Canonical publisher domain = the browser's host"). UTS #46
+ * processing as the WHATWG URL host parser does it — mapping (lowercase,
+ * compatibility forms, ignored characters such as variation selectors),
+ * non-transitional (`ß` and `ς` kept), NFC, the Bidi and CONTEXTJ rules —
+ * then IDNA to ASCII. One trailing dot (the root) is removed. Already
+ * canonical plain-ASCII names take a fast path.
  *
- * Refused with an `AmpCorsError` of code `invalid-domain`: a non-string, an
- * empty name, an empty label, a label that is not letters, digits and inner
- * hyphens, a label over 63 octets, a name over 253 octets, a `xn--` label that
- * is not valid punycode (or does not round-trip, or decodes to uppercase or
- * non-NFC text) or decodes to an invalid U-label (edge hyphens, `--` in
- * positions 3–4, controls, punctuation), and an all-numeric last label (an
- * IPv4 address is not a domain).
+ * Refused with an `AmpCorsError` of code `invalid-domain`: what browsers
+ * refuse (disallowed code points, a label starting with a combining mark,
+ * Bidi or joiner violations, `xn--` labels that are not valid punycode or
+ * whose content UTS #46 would map, a name ending in a number, which is an
+ * IPv4 address) and, stricter than browsers, what no AMP cache can serve: an
+ * empty name or label, a label that is not letters, digits and inner
+ * hyphens, a label over 63 octets, a name over 253 octets, and a U-label
+ * with edge hyphens, `--` in positions 3–4, or punctuation.
  *
  * @example canonicalDomain('WWW.Example.COM.') // 'www.example.com'
- * @example canonicalDomain('⚡😊.com') // 'xn--57hw060o.com'
+ * @example canonicalDomain('❤️.com') // 'xn--qei.com' (the variation selector is ignored)
+ * @example canonicalDomain('STRAẞE.DE') // 'xn--strae-oqa.de'
  */
 export function canonicalDomain(domain: string): string {
   if (typeof domain !== 'string') throw invalid(String(domain), 'not a string');
-  // Fast path: an already canonical plain-ASCII name (no punycode labels).
-  if (domain.length <= MAX_DOMAIN_LENGTH && CANONICAL_ASCII.test(domain) && !domain.includes('xn--')) return domain;
-  if (domain.length === 0) throw invalid(domain, 'empty');
-  if (domain.length > MAX_INPUT_LENGTH) throw invalid(domain, `longer than ${MAX_INPUT_LENGTH} characters`);
-  let name = domain.endsWith('.') ? domain.slice(0, -1) : domain;
-  let ascii: string;
-  try {
-    ascii = toASCII(name.normalize('NFC').toLowerCase()).toLowerCase();
-  } catch {
-    throw invalid(domain, 'cannot be converted to ASCII (IDNA)');
-  }
-  name = ascii;
-  if (name.length === 0) throw invalid(domain, 'empty');
-  if (name.length > MAX_DOMAIN_LENGTH) throw invalid(domain, `longer than ${MAX_DOMAIN_LENGTH} octets`);
-  const labels = name.split('.');
-  for (const label of labels) {
-    if (label.length === 0) throw invalid(domain, 'empty label');
-    if (label.length > MAX_LABEL_LENGTH) throw invalid(domain, `label longer than ${MAX_LABEL_LENGTH} octets`);
-    if (!LDH_LABEL.test(label)) throw invalid(domain, `label ${JSON.stringify(label)} is not letters, digits and inner hyphens`);
-    if (label.startsWith('xn--')) checkPunycodeLabel(domain, label);
-  }
-  if (ALL_DIGITS.test(labels[labels.length - 1] as string)) throw invalid(domain, 'an IP address is not a domain');
-  return name;
+  const checked = checkHost(domain, true);
+  if (checked.why !== undefined) throw invalid(domain, checked.why);
+  return checked.ascii;
 }
 
-function checkPunycodeLabel(domain: string, label: string): void {
-  let unicode: string;
-  try {
-    unicode = toUnicode(label);
-  } catch {
-    throw invalid(domain, `label ${JSON.stringify(label)} is not valid punycode`);
+/**
+ * The host a browser makes of `name` if it is one that could hold a
+ * publisher page, else `undefined` (never throws): as {@link canonicalDomain}
+ * but without its U-label restrictions that go beyond browsers and RFC 1123
+ * (`--` in positions 3–4, punctuation). Labels are still LDH, never starting
+ * or ending with a hyphen (RFC 1123 host names; certificates are issued for
+ * nothing else), so the SPEC §2 replacement of `-` and `.` stays one-to-one.
+ * Used to enumerate every domain that may claim a cache prefix (SPEC §6).
+ */
+export function browserHost(name: string): string | undefined {
+  return checkHost(name, false).ascii;
+}
+
+/**
+ * Fast path: an already canonical plain-ASCII name is its own UTS #46 form
+ * (lowercase LDH code points are valid and unmapped; no Bidi, no joiners).
+ */
+function isCanonicalAscii(domain: string): boolean {
+  return domain.length <= MAX_DOMAIN_LENGTH && CANONICAL_ASCII.test(domain) && !domain.includes('xn--') && !NUMERIC_LAST_LABEL.test(domain);
+}
+
+/** A host as a browser makes it, or why it is refused. */
+type HostCheck = { readonly ascii: string; readonly why?: undefined } | { readonly ascii?: undefined; readonly why: string };
+
+function checkHost(domain: string, strict: boolean): HostCheck {
+  if (isCanonicalAscii(domain)) return { ascii: domain };
+  if (domain.length === 0) return { why: 'empty' };
+  if (domain.length > MAX_INPUT_LENGTH) return { why: `longer than ${MAX_INPUT_LENGTH} characters` };
+  const name = domain.endsWith('.') ? domain.slice(0, -1) : domain;
+  if (name.length === 0) return { why: 'empty' };
+  const ascii = uts46ToASCII(name, BROWSER_UTS46);
+  if (ascii === null) return { why: uts46Refusal(name) };
+  if (ascii.length > MAX_DOMAIN_LENGTH) return { why: `longer than ${MAX_DOMAIN_LENGTH} octets` };
+  const labels = ascii.split('.');
+  for (const label of labels) {
+    if (label.length === 0) return { why: 'empty label' };
+    if (label.length > MAX_LABEL_LENGTH) return { why: `label longer than ${MAX_LABEL_LENGTH} octets` };
+    if (!LDH_LABEL.test(label)) return { why: `label ${JSON.stringify(label)} is not letters, digits and inner hyphens` };
+    if (label.startsWith('xn--') && !validULabel(label, strict)) return { why: `label ${JSON.stringify(label)} decodes to a label that is not a valid U-label` };
   }
-  // A valid A-label decodes to something non-ASCII and encodes back to itself.
-  let back: string;
-  try {
-    back = toASCII(unicode);
-  } catch {
-    throw invalid(domain, `label ${JSON.stringify(label)} is not valid punycode`);
-  }
-  // It must also be what IDNA maps it to (lowercase, NFC), as browsers require.
-  if (back !== label || !/[^\x00-\x7f]/.test(unicode) || unicode !== unicode.normalize('NFC').toLowerCase()) {
-    throw invalid(domain, `label ${JSON.stringify(label)} is not valid punycode`);
-  }
-  // RFC 5891 §4.2.3.1: a U-label neither begins nor ends with a hyphen, has
-  // no hyphens in both its third and fourth positions (so it is never itself
-  // an `xn--` label), and holds no control, format (bidi marks, joiners),
-  // unassigned, separator or ASCII punctuation code points.
+  if (NUMERIC_LAST_LABEL.test(ascii)) return { why: 'it ends in a number: an IP address is not a domain' };
+  return { ascii };
+}
+
+/**
+ * RFC 5891 §4.2.3.1, on top of what UTS #46 checked: a U-label neither
+ * begins nor ends with a hyphen, and — `strict`, beyond browsers — has no
+ * hyphens in both its third and fourth positions (so it is never itself an
+ * `xn--` label) and holds no control, format, separator or ASCII punctuation
+ * code point other than the joiners (which passed CONTEXTJ).
+ */
+function validULabel(label: string, strict: boolean): boolean {
+  const unicode = toUnicode(label);
+  if (unicode.startsWith('-') || unicode.endsWith('-')) return false;
+  if (!strict) return true;
   const points = Array.from(unicode.slice(0, 8));
-  if (unicode.startsWith('-') || unicode.endsWith('-') || (points[2] === '-' && points[3] === '-') || U_LABEL_FORBIDDEN.test(unicode)) {
-    throw invalid(domain, `label ${JSON.stringify(label)} decodes to a label that is not a valid U-label`);
-  }
+  return !(points[2] === '-' && points[3] === '-') && !U_LABEL_FORBIDDEN.test(unicode.replace(JOINERS, ''));
 }
 
 /** Unicode form of a canonical (ASCII) domain: each `xn--` label decoded. */

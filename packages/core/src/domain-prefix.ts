@@ -2,10 +2,20 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { base32 } from '@scure/base';
 import { toASCII, toUnicode } from 'punycode/punycode.es6.js';
+import { toASCII as uts46ToASCII, type Tr46Options } from 'tr46';
 import { canonicalDomain, MAX_LABEL_LENGTH, unicodeDomain } from './domain-name.js';
 
 /** Length of a fallback (hashed) domain prefix: base32 of SHA-256 without padding. */
 export const HASHED_PREFIX_LENGTH = 52;
+
+/**
+ * SPEC §4 step 2, written once: a domain prefix without `-` is a hash. Every
+ * readable form of a domain that can exist (two labels at least) has a `-`
+ * (for the dot, or in `xn--`); base32 has none.
+ */
+export function isHashedPrefix(prefix: string): boolean {
+  return !prefix.includes('-');
+}
 
 /**
  * SPEC §2 basic algorithm, steps 1–5, on a canonical (ASCII) domain. The
@@ -40,7 +50,7 @@ export function fallbackPrefix(input: string): string {
 /**
  * The domain prefix of a publisher domain (SPEC §2, combined algorithm): the
  * basic result if it is a valid DNS label (at most 63 octets), else the
- * fallback hash. The domain is canonicalized first (lowercase, IDNA to ASCII,
+ * fallback hash. The domain is canonicalized first (UTS #46, IDNA to ASCII,
  * trailing dot removed).
  *
  * @throws AmpCorsError `invalid-domain` for an empty, over-long or malformed domain.
@@ -61,7 +71,7 @@ const RIGHT_TO_LEFT = /[\u0591-\u06ef\u06fa-\u07ff\u200f\ufb1d-\ufdff\ufe70-\ufe
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-function hyphensAt3And4(s: string): boolean {
+function toolboxHyphensAt3And4(s: string): boolean {
   return s.slice(2, 4) === '--' && s.slice(0, 2) !== 'xn';
 }
 
@@ -78,25 +88,142 @@ export function toolboxPrefix(host: string): string {
   return toolboxForm(host).prefix;
 }
 
-/** {@link toolboxPrefix}, saying whether the result is a hash. */
-function toolboxForm(host: string): { prefix: string; hashed: boolean } {
+/** A prefix an algorithm computed, saying whether it fell back to the hash. */
+interface ComputedPrefix {
+  readonly prefix: string;
+  readonly hashed: boolean;
+}
+
+/** {@link toolboxPrefix}, saying whether the result is a hash (computed only `withHash`, else the prefix is empty). */
+function toolboxForm(host: string, withHash = true): ComputedPrefix {
   const plain = !NON_ASCII.test(host) && !host.includes('xn--');
   const unicode = plain ? host : toUnicode(host);
   const basicAllowed =
-    !hyphensAt3And4(host) &&
+    !toolboxHyphensAt3And4(host) &&
     host.length <= MAX_LABEL_LENGTH &&
     host.includes('.') &&
     (plain || !(LEFT_TO_RIGHT.test(unicode) && RIGHT_TO_LEFT.test(unicode)));
-  if (!basicAllowed) return { prefix: fallbackPrefix(host), hashed: true };
+  if (!basicAllowed) return { prefix: withHash ? fallbackPrefix(host) : '', hashed: true };
   const joined = unicode.split('-').join('--').split('.').join('-');
   let label = (plain ? joined : toASCII(joined)).toLowerCase();
-  if (label.length > MAX_LABEL_LENGTH) return { prefix: fallbackPrefix(host), hashed: true };
-  if (hyphensAt3And4(label)) label = `0-${label}-0`;
+  if (label.length > MAX_LABEL_LENGTH) return { prefix: withHash ? fallbackPrefix(host) : '', hashed: true };
+  if (toolboxHyphensAt3And4(label)) label = `0-${label}-0`;
   return { prefix: label, hashed: false };
 }
 
+/**
+ * UTS #46 options of amppackager's profile (Go's `idna.MapForLookup`,
+ * `VerifyDNSLength`, `BidiRule`), non-transitional: ampcors feeds it only
+ * canonical domains, for which transitional mapping would give another
+ * domain's prefix (`faß.de` → `fass-de`, SPEC §6). Its hyphen rule is
+ * applied on UTF-8 bytes by {@link goHyphenRule}, as Go does.
+ */
+const AMPPACKAGER_UTS46: Tr46Options = {
+  checkBidi: true,
+  checkJoiners: true,
+  checkHyphens: false,
+  useSTD3ASCIIRules: true,
+  verifyDNSLength: true,
+  transitionalProcessing: false,
+};
+
+/** UTF-8 length of the code point starting with UTF-16 unit `unit`. */
+function utf8Length(unit: number): number {
+  if (unit < 0x80) return 1;
+  if (unit < 0x800) return 2;
+  return unit >= 0xd800 && unit <= 0xdbff ? 4 : 3;
+}
+
+/** True when bytes 3 and 4 (1-based) of the UTF-8 encoding of `s` are both `-`. */
+function hyphensAtBytes3And4(s: string): boolean {
+  let byte = 0;
+  let third = false;
+  for (let i = 0; i < s.length && byte < 4; ) {
+    const unit = s.charCodeAt(i);
+    const length = utf8Length(unit);
+    const isHyphen = unit === 45;
+    if (byte === 2) third = isHyphen;
+    if (byte === 3) return third && isHyphen;
+    byte += length;
+    i += length === 4 ? 2 : 1;
+  }
+  return false;
+}
+
+/**
+ * The hyphen rule of Go's IDNA label validation (RFC 5891 §4.2.3.1, with
+ * positions counted in UTF-8 bytes): a label of more than 4 bytes with `-` at
+ * bytes 3 and 4, or a label starting or ending with `-`, is an error.
+ */
+function goHyphenRule(label: string): boolean {
+  return (utf8ByteLength(label) > 4 && hyphensAtBytes3And4(label)) || label.startsWith('-') || label.endsWith('-');
+}
+
+function utf8ByteLength(s: string): number {
+  let bytes = 0;
+  for (let i = 0; i < s.length; i++) {
+    const unit = s.charCodeAt(i);
+    bytes += unit < 0x80 ? 1 : unit < 0x800 ? 2 : unit >= 0xd800 && unit <= 0xdbff ? 4 : unit >= 0xdc00 && unit <= 0xdfff ? 0 : 3;
+  }
+  return bytes;
+}
+
+/** amppackager's IDNA ToASCII of one label: the A-label form, or `null` on any error. */
+function amppackagerLabelToASCII(label: string): string | null {
+  const ascii = uts46ToASCII(label, AMPPACKAGER_UTS46);
+  if (ascii === null) return null;
+  // Go validates an `xn--` label after decoding it.
+  const validated = ascii.startsWith('xn--') ? toUnicode(ascii) : ascii;
+  return goHyphenRule(validated) ? null : ascii;
+}
+
+/**
+ * The prefix amppackager (Google's Go `ToCacheURLSubdomain`) computes for a
+ * canonical ASCII domain, with non-transitional mapping (SPEC §6). Its steps:
+ * 1. IDNA ToUnicode with validation; an error (here: any label, decoded,
+ *    with `-` at UTF-8 bytes 3–4 or at an edge) falls back to the hash of
+ *    the domain as given.
+ * 2. Every `-` becomes `--`, every `.` becomes `-`.
+ * 3. IDNA ToASCII of that single label (UTS #46 mapping, Bidi, CONTEXTJ,
+ *    STD3, at most 63 octets, the hyphen rule on bytes): if it succeeds and
+ *    holds a `-`, that is the prefix.
+ * 4. Else, if the label has `-` at UTF-8 bytes 3 and 4, the same for
+ *    `0-` + label + `-0` (so `я-дома.рф` → `xn--0-----0-5fg9azfva1a6czi`).
+ * 5. Else the hash (SPEC §2 fallback) of the domain.
+ *
+ * @example amppackagerPrefix('www.ab--cd.example.com') // the hash: a label has `--` at 3–4
+ */
+export function amppackagerPrefix(asciiDomain: string): string {
+  return amppackagerForm(asciiDomain).prefix;
+}
+
+/** {@link amppackagerPrefix}, saying whether the result is a hash (computed only `withHash`, else the prefix is empty). */
+function amppackagerForm(ascii: string, withHash = true): ComputedPrefix {
+  const hashed = (): ComputedPrefix => ({ prefix: withHash ? fallbackPrefix(ascii) : '', hashed: true });
+  // Step 1: a canonical domain passes UTS #46; Go's hyphen rule is extra.
+  const unicode = unicodeDomain(ascii);
+  if (unicode.split('.').some(goHyphenRule)) return hashed();
+  // Step 2.
+  const joined = unicode.replaceAll('-', '--').replaceAll('.', '-');
+  // Step 3 (fast: a plain label not starting `xn--` is its own IDNA form).
+  const plain = unicode === ascii && !joined.startsWith('xn--');
+  const first = plain ? (joined.length <= MAX_LABEL_LENGTH && !hyphensAtBytes3And4(joined) ? joined : null) : amppackagerLabelToASCII(joined);
+  if (first !== null && first.includes('-')) return { prefix: first, hashed: false };
+  // Step 4.
+  if (hyphensAtBytes3And4(joined)) {
+    const wrapped = `0-${joined}-0`;
+    const second = plain ? (wrapped.length <= MAX_LABEL_LENGTH ? wrapped : null) : amppackagerLabelToASCII(wrapped);
+    if (second !== null && second.includes('-')) return { prefix: second, hashed: false };
+  }
+  // Step 5.
+  return hashed();
+}
+
 /** Which algorithm produced a prefix (SPEC §6). */
-export type PrefixForm = 'spec' | 'toolbox' | 'hash-ascii' | 'hash-unicode';
+export type PrefixForm = 'spec' | 'toolbox' | 'amppackager' | 'hash-ascii' | 'hash-unicode';
+
+/** The algorithms whose prefixes can be read back (all but the hashes). */
+export type ReadableForm = Extract<PrefixForm, 'spec' | 'toolbox' | 'amppackager'>;
 
 /** One accepted prefix of a publisher domain and where it comes from. */
 export interface PrefixFormEntry {
@@ -107,36 +234,76 @@ export interface PrefixFormEntry {
 }
 
 /**
- * Every prefix a real AMP cache may use for a publisher domain (SPEC §6):
- * the guide's prefix, toolbox-cache-url's prefix of the ASCII and of the
- * Unicode form, and — for an IDN, or whenever any of these algorithms hashes
- * the domain — the hash of both its ASCII and its Unicode form. Duplicates are removed,
- * first form wins. Each is derived from the configured domain alone, so
- * none widens trust.
- *
- * @throws AmpCorsError `invalid-domain` for a malformed domain.
- * @example prefixForms('example.com') // [{ prefix: 'example-com', form: 'spec' }]
+ * The readable prefixes (those with a `-`) every accepted algorithm computes
+ * for a canonical ASCII domain (SPEC §6), in the order spec, toolbox
+ * (ASCII, then Unicode input), amppackager, without duplicates (first form
+ * wins); an algorithm that falls back to the hash adds nothing here, nor
+ * does the guide's dash-free prefix of a one-label name (it reads as a hash). No
+ * SHA-256 is computed, and no punycode for a plain domain: the fast path
+ * below is the allow-set's build path.
  */
-export function prefixForms(publisherDomain: string): PrefixFormEntry[] {
-  const ascii = canonicalDomain(publisherDomain);
-  const unicode = unicodeDomain(ascii);
-  const basic = basicPrefix(ascii);
-  const specHashed = basic.length > MAX_LABEL_LENGTH;
-  const spec = specHashed ? fallbackPrefix(ascii) : basic;
-  const candidates: PrefixFormEntry[] = [{ prefix: spec, form: 'spec' }];
-  const toolboxAscii = toolboxForm(ascii);
-  candidates.push({ prefix: toolboxAscii.prefix, form: 'toolbox' });
-  const toolboxUnicode = unicode === ascii ? toolboxAscii : toolboxForm(unicode);
-  candidates.push({ prefix: toolboxUnicode.prefix, form: 'toolbox' });
-  // Hash forms are listed when some algorithm hashes this domain, and for
-  // every IDN: implementations that apply the IDNA Bidi and context rules
-  // (amppackager) hash IDNs the guide's algorithm leaves readable.
-  if (unicode !== ascii || specHashed || toolboxAscii.hashed || toolboxUnicode.hashed) {
-    const hashAscii = fallbackPrefix(ascii);
-    candidates.push({ prefix: hashAscii, form: 'hash-ascii' });
-    candidates.push({ prefix: unicode === ascii ? hashAscii : fallbackPrefix(unicode), form: 'hash-unicode' });
+export function readablePrefixForms(ascii: string): PrefixFormEntry[] {
+  const forms: PrefixFormEntry[] = [];
+  const add = (prefix: string | undefined, form: ReadableForm): void => {
+    if (prefix !== undefined && !isHashedPrefix(prefix) && !forms.some((entry) => entry.prefix === prefix)) forms.push({ prefix, form });
+  };
+  if (isPlainDomain(ascii)) {
+    // Twin of basicPrefix, toolboxForm and amppackagerForm for a plain
+    // domain (no punycode, no hashing): keep in step. The property test
+    // "readable forms: the plain fast path agrees" checks it.
+    const label = ascii.replaceAll('-', '--').replaceAll('.', '-');
+    const wrapped = hyphensAtBytes3And4(label) ? `0-${label}-0` : label;
+    add(wrapped.length <= MAX_LABEL_LENGTH ? wrapped : undefined, 'spec');
+    const toolboxBasic = !toolboxHyphensAt3And4(ascii) && ascii.length <= MAX_LABEL_LENGTH && ascii.includes('.') && label.length <= MAX_LABEL_LENGTH;
+    add(toolboxBasic ? (toolboxHyphensAt3And4(label) ? `0-${label}-0` : label) : undefined, 'toolbox');
+    const goHashes = ascii.split('.').some(goHyphenRule) || !wrapped.includes('-');
+    add(goHashes || wrapped.length > MAX_LABEL_LENGTH ? undefined : wrapped, 'amppackager');
+    return forms;
   }
-  if (candidates[1]!.prefix === spec && candidates[2]!.prefix === spec && candidates.length === 3) return [candidates[0]!];
-  const seen = new Set<string>();
-  return candidates.filter((c) => (seen.has(c.prefix) ? false : (seen.add(c.prefix), true)));
+  return readableFormsOf(ascii);
+}
+
+/** {@link readablePrefixForms} by the algorithms themselves (also the reference the fast path is tested against). */
+export function readableFormsOf(ascii: string): PrefixFormEntry[] {
+  const forms: PrefixFormEntry[] = [];
+  const add = (computed: ComputedPrefix, form: ReadableForm): void => {
+    if (!computed.hashed && !isHashedPrefix(computed.prefix) && !forms.some((entry) => entry.prefix === computed.prefix)) forms.push({ prefix: computed.prefix, form });
+  };
+  const basic = basicPrefix(ascii);
+  add({ prefix: basic, hashed: basic.length > MAX_LABEL_LENGTH }, 'spec');
+  const unicode = unicodeDomain(ascii);
+  add(toolboxForm(ascii, false), 'toolbox');
+  if (unicode !== ascii) add(toolboxForm(unicode, false), 'toolbox');
+  add(amppackagerForm(ascii, false), 'amppackager');
+  return forms;
+}
+
+/** A canonical plain-ASCII domain: no `xn--` label and no label starting `xn-` (whose joined label would start `xn--`). */
+function isPlainDomain(ascii: string): boolean {
+  return !ascii.includes('xn-');
+}
+
+/**
+ * Every prefix a real AMP cache may produce for a publisher domain (SPEC §6),
+ * before the check that no other domain claims it: the guide's prefix,
+ * toolbox-cache-url's of the ASCII and of the Unicode form, amppackager's
+ * (non-transitional input), and the SHA-256 hash of the ASCII and of the
+ * Unicode form — for every domain, not only where an algorithm hashes
+ * (caches hashed more names in the past). Duplicates removed, first form
+ * wins (a hash an algorithm fell back to is listed as that algorithm's form).
+ */
+export function allPrefixForms(ascii: string): PrefixFormEntry[] {
+  const unicode = unicodeDomain(ascii);
+  const forms: PrefixFormEntry[] = [];
+  const add = (prefix: string, form: PrefixForm): void => {
+    if (!forms.some((entry) => entry.prefix === prefix)) forms.push({ prefix, form });
+  };
+  const basic = basicPrefix(ascii);
+  add(basic.length <= MAX_LABEL_LENGTH ? basic : fallbackPrefix(ascii), 'spec');
+  add(toolboxForm(ascii).prefix, 'toolbox');
+  if (unicode !== ascii) add(toolboxForm(unicode).prefix, 'toolbox');
+  add(amppackagerForm(ascii).prefix, 'amppackager');
+  add(fallbackPrefix(ascii), 'hash-ascii');
+  if (unicode !== ascii) add(fallbackPrefix(unicode), 'hash-unicode');
+  return forms;
 }

@@ -1,28 +1,23 @@
-import { toASCII, toUnicode } from 'punycode/punycode.es6.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
-import { domainPrefix, type PrefixForm, prefixForms, toolboxPrefix } from './domain-prefix.js';
+import type { PrefixForm } from './domain-prefix.js';
 import { type AmpCorsErrorCode, isAmpCorsError } from './errors.js';
-import { parseOrigin } from './origin-header.js';
-import { findCacheOfHost, type ReverseFailure, type ReverseOriginResult } from './reverse-origin.js';
+import { prefixForms } from './prefix-forms.js';
+import {
+  type ReverseFailure,
+  type ReverseOriginResult,
+  type ReverseStepName,
+  type ReverseStepStatus,
+  type ReverseTraceStep,
+  reverseOrigin,
+} from './reverse-origin.js';
 import { createVerifier, type Verdict } from './verifier.js';
 
-/** Stable names of the steps of {@link explainOrigin}, in the order they run. */
-export type ExplainStepName =
-  | 'parse-origin'
-  | 'find-cache'
-  | 'check-scheme-port'
-  | 'remove-suffix'
-  | 'check-hashed'
-  | 'punycode-decode'
-  | 'remove-wrap'
-  | 'fold-hyphens'
-  | 're-encode'
-  | 'canonical-domain'
-  | 'forward-check';
+/** Stable names of the steps of {@link explainOrigin}, in the order they run (those of {@link reverseOrigin}'s trace). */
+export type ExplainStepName = ReverseStepName;
 
 /** What became of one step: done, not applicable to this origin, or where the trace stopped. */
-export type ExplainStepStatus = 'done' | 'skipped' | 'failed';
+export type ExplainStepStatus = ReverseStepStatus;
 
 /** One step of the SPEC §4 trace. */
 export interface ExplainStep {
@@ -109,125 +104,8 @@ const TITLES: Readonly<Record<ExplainStepName, string>> = {
   're-encode': 'Punycode-encode (IDNA to ASCII)',
   'canonical-domain': 'The result must already be a canonical domain',
   'forward-check': 'Forward-compute the prefix of the domain: it must match byte for byte',
+  'find-claimants': 'Every domain that could exist with this prefix, under every accepted algorithm',
 };
-
-/** Builds the trace step by step; `fail` ends it with a reason shared with reverseOrigin. */
-class Trace {
-  readonly steps: ExplainStep[] = [];
-
-  add(name: ExplainStepName, input: string, output: string | null, note: string, status: ExplainStepStatus = 'done'): void {
-    this.steps.push({ name, title: TITLES[name], input: shown(input), output: output === null ? null : shown(output), status, note });
-  }
-
-  /** Ends the trace: `detail` is reverseOrigin's wording for the result, `note` may say more. */
-  fail(name: ExplainStepName, input: string, reason: ReverseFailure, detail: string, extra: { cache?: AmpCache; prefix?: string } = {}, note = detail): ReverseOriginResult {
-    this.steps.push({ name, title: TITLES[name], input: shown(input), output: null, status: 'failed', note, reason });
-    return { ok: false, reason, detail, ...extra };
-  }
-}
-
-function reverseWithTrace(origin: string | null | undefined, caches: readonly AmpCache[], trace: Trace): ReverseOriginResult {
-  const raw = typeof origin === 'string' ? origin : '';
-  // Parse: the raw header is judged as sent (SPEC §6).
-  const parsed = parseOrigin(origin);
-  if (!parsed.ok) return trace.fail('parse-origin', raw, parsed.reason, parsed.detail);
-  const port = parsed.port === null ? 'default port' : `port ${parsed.port}`;
-  trace.add('parse-origin', raw, parsed.host, `scheme ${parsed.scheme}, host ${parsed.host}, ${port}`);
-  // SPEC §4 step 1: which registered cache's domain ends the host.
-  const found = findCacheOfHost(parsed.host, caches);
-  if (!found) {
-    const known = caches.map((c) => c.cacheDomain).join(', ');
-    const detail = `${parsed.host} is not on a registered cache`;
-    return trace.fail('find-cache', parsed.host, 'unknown-cache', detail, {}, `${detail} (${known})`);
-  }
-  const { cache, prefix } = found;
-  trace.add('find-cache', parsed.host, cache.cacheDomain, `${cache.name} (${cache.id})`);
-  if (parsed.scheme !== 'https') {
-    return trace.fail('check-scheme-port', raw, 'insecure-scheme', 'cache origins are always https', { cache });
-  }
-  if (parsed.port !== null) {
-    return trace.fail('check-scheme-port', raw, 'non-default-port', 'cache origins use the default port', { cache });
-  }
-  trace.add('check-scheme-port', raw, 'https, default port', 'https on the default port');
-  if (prefix === null) {
-    return trace.fail('remove-suffix', parsed.host, 'cache-root', `${cache.cacheDomain} itself has no domain prefix`, { cache });
-  }
-  if (prefix.includes('.')) {
-    return trace.fail('remove-suffix', parsed.host, 'not-a-label', 'a domain prefix is a single DNS label', { cache, prefix });
-  }
-  trace.add('remove-suffix', parsed.host, prefix, `removed ".${cache.cacheDomain}"`);
-  // Step 2: a prefix without '-' is a hash.
-  if (!prefix.includes('-')) {
-    trace.add('check-hashed', prefix, null, 'no "-": a hashed prefix; only a precomputed allow-set can say whose it is');
-    return { ok: true, hashed: true, cache, prefix };
-  }
-  trace.add('check-hashed', prefix, prefix, 'contains "-": reversible');
-  // Step 3: an xn-- prefix is punycode-decoded.
-  let label = prefix;
-  if (label.startsWith('xn--')) {
-    try {
-      label = toUnicode(label);
-    } catch {
-      return trace.fail('punycode-decode', prefix, 'invalid-punycode', 'the prefix is not valid punycode', { cache, prefix });
-    }
-    trace.add('punycode-decode', prefix, label, 'decoded the xn-- label');
-  } else {
-    trace.add('punycode-decode', prefix, prefix, 'no xn-- prefix: nothing to decode', 'skipped');
-  }
-  // Step 4: remove the 0- … -0 wrap.
-  if (label.length >= 4 && label.startsWith('0-') && label.endsWith('-0')) {
-    const inner = label.slice(2, -2);
-    trace.add('remove-wrap', label, inner, 'removed "0-" and "-0"');
-    label = inner;
-  } else {
-    trace.add('remove-wrap', label, label, 'not wrapped in 0- … -0', 'skipped');
-  }
-  // Step 5: fold hyphens left to right.
-  let folded = '';
-  for (let i = 0; i < label.length; i++) {
-    const ch = label[i] as string;
-    if (ch !== '-') folded += ch;
-    else if (label[i + 1] === '-') {
-      folded += '-';
-      i++;
-    } else folded += '.';
-  }
-  trace.add('fold-hyphens', label, folded, 'scanned left to right');
-  // Step 6: IDNA to ASCII.
-  let decoded: string;
-  try {
-    decoded = toASCII(folded);
-  } catch {
-    return trace.fail('re-encode', folded, 'invalid-punycode', 'the prefix is not valid punycode', { cache, prefix });
-  }
-  trace.add('re-encode', folded, decoded, decoded === folded ? 'already ASCII' : 'encoded the Unicode labels');
-  // SPEC §6: never reverse-then-normalize.
-  let publisherDomain: string;
-  try {
-    publisherDomain = canonicalDomain(decoded);
-  } catch (error) {
-    const detail = `the prefix spells ${JSON.stringify(decoded.slice(0, 80))}, not a domain`;
-    return trace.fail('canonical-domain', decoded, 'invalid-domain', detail, { cache, prefix }, isAmpCorsError(error) ? error.message : detail);
-  }
-  if (publisherDomain !== decoded) {
-    const note = `its canonical form is ${publisherDomain}: the prefix belongs to no domain`;
-    return trace.fail('canonical-domain', decoded, 'not-reproducible', 'the prefix does not spell a canonical domain', { cache, prefix }, note);
-  }
-  trace.add('canonical-domain', decoded, publisherDomain, 'canonical');
-  const spec = domainPrefix(publisherDomain);
-  if (spec === prefix) {
-    trace.add('forward-check', publisherDomain, spec, 'the guide\'s algorithm reproduces the prefix (form "spec")');
-    return { ok: true, hashed: false, cache, prefix, publisherDomain, form: 'spec' };
-  }
-  const toolbox = toolboxPrefix(publisherDomain);
-  if (toolbox === prefix) {
-    trace.add('forward-check', publisherDomain, toolbox, `toolbox-cache-url reproduces the prefix (form "toolbox"); the guide gives ${spec}`);
-    return { ok: true, hashed: false, cache, prefix, publisherDomain, form: 'toolbox' };
-  }
-  const expected = toolbox === spec ? spec : `${spec} or ${toolbox}`;
-  const note = `${publisherDomain} has the prefix ${expected}, not ${prefix}`;
-  return trace.fail('forward-check', publisherDomain, 'not-reproducible', `${publisherDomain} has a different prefix`, { cache, prefix }, note);
-}
 
 function sourcesOf(prefix: string, publishers: readonly string[]): PrefixSource[] {
   const sources: PrefixSource[] = [];
@@ -271,15 +149,16 @@ export function explainOrigin(origin: string | null | undefined, options: Explai
     const configError = configErrorOf(error);
     return { steps: [], result: { ok: false, reason: 'unknown-cache', detail: configError.message }, configError };
   }
-  const trace = new Trace();
-  const result = reverseWithTrace(origin, caches, trace);
-  if (options.publishers === undefined) return { steps: trace.steps, result };
+  const trace: ReverseTraceStep[] = [];
+  const result = reverseOrigin(origin, { caches, trace });
+  const steps: ExplainStep[] = trace.map((step) => ({ ...step, title: TITLES[step.name], input: shown(step.input), output: step.output === null ? null : shown(step.output) }));
+  if (options.publishers === undefined) return { steps, result };
   let verdict: Verdict;
   try {
     verdict = createVerifier({ publishers: options.publishers, caches }).verify(origin);
   } catch (error) {
-    return { steps: trace.steps, result, configError: configErrorOf(error) };
+    return { steps, result, configError: configErrorOf(error) };
   }
   const producedBy = 'prefix' in result && result.prefix !== undefined && Array.isArray(options.publishers) ? sourcesOf(result.prefix, options.publishers) : [];
-  return { steps: trace.steps, result, verdict, producedBy };
+  return { steps, result, verdict, producedBy };
 }

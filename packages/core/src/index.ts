@@ -15,25 +15,33 @@ export {
   type FetchCachesOptions,
   type FetchCachesResult,
   findCache,
+  MAX_CACHES,
   validateCaches,
   type ValidateCachesOptions,
 } from './caches.js';
-export { canonicalDomain, MAX_DOMAIN_LENGTH, MAX_LABEL_LENGTH, unicodeDomain } from './domain-name.js';
+export { browserHost, canonicalDomain, MAX_DOMAIN_LENGTH, MAX_LABEL_LENGTH, unicodeDomain } from './domain-name.js';
 export {
+  allPrefixForms,
+  amppackagerPrefix,
   basicPrefix,
   domainPrefix,
   fallbackPrefix,
   HASHED_PREFIX_LENGTH,
+  isHashedPrefix,
   type PrefixForm,
   type PrefixFormEntry,
-  prefixForms,
+  type ReadableForm,
+  readableFormsOf,
+  readablePrefixForms,
   toolboxPrefix,
 } from './domain-prefix.js';
+export { prefixForms } from './prefix-forms.js';
+export { decodeXnLabel, foldHyphens, type PrefixClaimant, prefixClaimants, prefixReadings, unwrapLabel } from './prefix-claimants.js';
+export { type CacheIndex, cacheIndexOf, type CacheOriginCheck, type CacheOriginFailure, checkCacheOrigin, findCacheOfHost } from './cache-origin.js';
 export { cacheOrigin, cacheUrl, type CacheUrlOptions, type ServingType } from './cache-url.js';
 export { MAX_ORIGIN_LENGTH, type OriginSyntaxReason, parseOrigin, type ParsedOrigin, type RejectedOrigin } from './origin-header.js';
 export {
   decodePrefix,
-  findCacheOfHost,
   type HashedOrigin,
   type NotReversed,
   type ReversedOrigin,
@@ -41,6 +49,9 @@ export {
   type ReverseFailure,
   type ReverseOriginOptions,
   type ReverseOriginResult,
+  type ReverseStepName,
+  type ReverseStepStatus,
+  type ReverseTraceStep,
 } from './reverse-origin.js';
 export { matchesPublisher, parsePublisherRules, type PublisherRules, wildcardBaseOf } from './publisher-rules.js';
 export { type AllowEntry, buildAllowSet, type CacheOriginAllowSet } from './allow-set.js';

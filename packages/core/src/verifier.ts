@@ -1,10 +1,11 @@
 import { type AllowEntry, buildOriginTable, type CacheOriginAllowSet } from './allow-set.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
-import type { PrefixForm } from './domain-prefix.js';
+import { isHashedPrefix, type PrefixForm } from './domain-prefix.js';
 import { AmpCorsError } from './errors.js';
 import { type OriginSyntaxReason, parseOrigin } from './origin-header.js';
 import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from './publisher-rules.js';
-import { findCacheOfHost, reverseOrigin } from './reverse-origin.js';
+import { findCacheOfHost } from './cache-origin.js';
+import { reverseOrigin } from './reverse-origin.js';
 
 /** Configuration of {@link createVerifier}. */
 export interface VerifierConfig {
@@ -127,8 +128,7 @@ function shown(value: string): string {
 
 /** The verdict of an allowed cache origin of the allow-set, frozen: it is shared by every request with that origin. */
 function cacheVerdict(origin: string, entry: AllowEntry): AllowedVerdict {
-  // A hashed prefix (base32) never has a `-`; every readable one has.
-  const hashed = !entry.prefix.includes('-');
+  const hashed = isHashedPrefix(entry.prefix);
   return Object.freeze({
     allowed: true,
     origin,
@@ -175,7 +175,13 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const rules = parsePublisherRules(config.publishers, caches);
   const explicitOrigins = config.origins === undefined ? undefined : parseOrigins(config.origins);
   const legacy = config.legacyCacheOrigins === true;
-  const table = buildOriginTable(rules.exact, caches, (origin, entry) => ({ entry, verdict: cacheVerdict(origin, entry) }));
+  // A readable form another domain also has is accepted only if that domain is trusted too (SPEC §6).
+  const table = buildOriginTable(
+    rules.exact,
+    caches,
+    (origin, entry) => ({ entry, verdict: cacheVerdict(origin, entry) }),
+    (domain) => matchesPublisher(domain, rules),
+  );
   const allowSet: CacheOriginAllowSet = {
     get: (origin) => table.get(origin)?.entry,
     get size() {
@@ -255,33 +261,37 @@ export function createVerifier(config: VerifierConfig): Verifier {
       }
       return deny(origin, 'legacy-cache-origin', `the bare ${cache.name} origin does not identify a publisher (enable legacyCacheOrigins to allow it)`, { cache });
     }
-    const reversed = reverseOrigin(origin, { caches: [cache] });
+    const reversed = reverseOrigin(origin, { caches });
     if (!reversed.ok) return deny(origin, reversed.reason as DenyReason, reversed.detail, { cache, prefix });
     if (reversed.hashed) {
       const why = rules.wildcard.size > 0 ? '; a hashed prefix under a wildcard rule cannot be verified: list the domain exactly' : '';
       return deny(origin, 'hashed-unknown', `hashed prefix of no configured publisher domain${why}`, { cache, prefix });
     }
-    const base = wildcardBaseOf(reversed.publisherDomain, rules);
-    if (base !== undefined) {
+    // SPEC §6: allowed only when every domain that has this prefix, under any
+    // accepted algorithm, is trusted (here: under a wildcard rule, since the
+    // exact domains' origins are all in the table).
+    const outside = reversed.claimants.find((claimant) => !matchesPublisher(claimant.publisherDomain, rules));
+    if (outside === undefined) {
+      const claimant = reversed.claimants.find((c) => wildcardBaseOf(c.publisherDomain, rules) !== undefined) ?? reversed.claimants[0];
       return withSource(
         {
           allowed: true,
           origin,
           via: 'cache',
           reason: 'cache-origin-wildcard',
-          publisherDomain: reversed.publisherDomain,
+          publisherDomain: claimant?.publisherDomain ?? reversed.publisherDomain,
           cache,
           prefix,
-          prefixForm: reversed.form,
+          prefixForm: claimant?.form ?? reversed.form,
         },
         context,
       );
     }
-    return deny(origin, 'unknown-publisher', `${reversed.publisherDomain} is not a configured publisher`, {
-      cache,
-      prefix,
-      publisherDomain: reversed.publisherDomain,
-    });
+    const shared = outside.publisherDomain !== reversed.publisherDomain || reversed.claimants.length > 1;
+    const detail = shared
+      ? `${prefix} is also the prefix of ${outside.publisherDomain} (${outside.form} algorithm), which is not a configured publisher`
+      : `${outside.publisherDomain} is not a configured publisher`;
+    return deny(origin, 'unknown-publisher', detail, { cache, prefix, publisherDomain: outside.publisherDomain });
   };
 
   return { verify, isPublisherOrigin, caches, allowSet };

@@ -37,7 +37,7 @@ const originsOf = (domain: string, caches: readonly AmpCache[] = CACHES): string
   prefixForms(domain).flatMap(({ prefix }) => caches.map((cache) => `https://${prefix}.${cache.cacheDomain}`));
 
 const LONG = `${'a'.repeat(40)}.${'b'.repeat(30)}.example.com`;
-const DOMAINS = ['example.com', 'www.example.com', 'en-us.example.com', '⚡😊.com', 'äb-c.com', LONG];
+const DOMAINS = ['example.com', 'www.example.com', 'en-us.example.com', '⚡😊.com', 'äb-c.de', LONG];
 
 describe('compile and load', () => {
   for (const encoding of ['rice', 'raw'] as const) {
@@ -70,11 +70,21 @@ describe('compile and load', () => {
     expect(verdict).toMatchObject({ allowed: true, reason: 'cache-origin-hashed', prefix: hashed });
     expect(verdict).not.toHaveProperty('publisherDomain');
     expect(verdict.detail).toMatch(/not recoverable/);
-    // toolbox-cache-url's form of äb-c.com does not spell the domain, yet is allowed.
-    const toolbox = prefixForms('äb-c.com').find((f) => f.form === 'toolbox')?.prefix as string;
-    expect(toolbox).toBe('xn--b--c-com-zza');
+    // toolbox-cache-url's form of äb-c.de is not the guide's, yet is allowed: it reverses to äb-c.de alone.
+    const toolbox = prefixForms('äb-c.de').find((f) => f.form === 'toolbox')?.prefix as string;
+    expect(toolbox).toBe('xn--b--c-de-4wa');
     expect(set.has(toolbox)).toBe(true);
-    expect(set.verifyOrigin(`https://${toolbox}.cdn.ampproject.org`)).toMatchObject({ allowed: true, reason: 'cache-origin' });
+    expect(set.verifyOrigin(`https://${toolbox}.cdn.ampproject.org`)).toMatchObject({ allowed: true, reason: 'cache-origin', publisherDomain: 'xn--b-c-pla.de', prefixForm: 'toolbox' });
+  });
+
+  it('never compiles a readable form another domain also has (SPEC §6)', () => {
+    // äb-c.com's toolbox form xn--b--c-com-zza is also toolbox's form of the
+    // plain xn-b-c.com.zza, which anyone may register once .zza exists.
+    const set = loadAllowSet(compileAllowSet(['äb-c.com']));
+    expect(set.has('xn--b--c-com-zza')).toBe(false);
+    expect(set.verifyOrigin('https://xn--b--c-com-zza.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+    // Its hashes still identify it.
+    for (const { prefix } of prefixForms('äb-c.com')) expect(set.verifyOrigin(`https://${prefix}.cdn.ampproject.org`).allowed).toBe(true);
   });
 
   it('denies with the verifier reason codes', () => {
@@ -128,10 +138,11 @@ describe('compile and load', () => {
     for (const d of [...domains, ...domains]) builder.add(d);
     expect(builder.domainCount).toBe(6000);
     const rice = builder.build();
-    expect(loadAllowSet(rice).size).toBe(3000);
+    // Each plain domain: its readable prefix and the hash of the domain.
+    expect(loadAllowSet(rice).size).toBe(6000);
     const raw = compileAllowSet(domains, { encoding: 'raw' });
-    expect(raw.length).toBeGreaterThan(3000 * 16);
-    expect(rice.length / 3000).toBeLessThan(15);
+    expect(raw.length).toBeGreaterThan(6000 * 16);
+    expect(rice.length / 6000).toBeLessThan(15);
     expect(rice.length).toBeLessThan(raw.length);
   });
 });
@@ -147,7 +158,7 @@ describe('refused input', () => {
     expect(bad?.code).toBe('invalid-domain');
     expect(bad?.message).toContain('exa mple.com');
     expect(builder.domainCount).toBe(1);
-    expect(loadAllowSet(builder.build()).size).toBe(1);
+    expect(loadAllowSet(builder.build()).size).toBe(prefixForms('example.com').length);
   });
 
   it('refuses hashes shorter than 128 bits and unknown options', () => {
