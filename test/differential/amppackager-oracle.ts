@@ -97,8 +97,8 @@ function goLabels(domain: string): string[] {
 }
 
 const REFUSED_RANGES: ReadonlyArray<readonly [number, number]> = unicode13.ranges.map((range) => {
-  const [first, last = first] = range.split('-');
-  return [Number.parseInt(first!, 16), Number.parseInt(last, 16)] as const;
+  const [first = '', last = first] = range.split('-');
+  return [Number.parseInt(first, 16), Number.parseInt(last, 16)] as const;
 });
 
 /** True when `text` holds a code point the Unicode 13 tables of x/net/idna refuse but tr46 accepts. */
@@ -165,11 +165,17 @@ function lenientPunycodeDecode(encoded: string): string | null {
   return output.join('');
 }
 
+/** Lowercase letters, digits, `-` and `.` with no label starting `xn--`: UTS #46 maps such a name to itself (a fast path). */
+function plainAscii(name: string): boolean {
+  return /^[a-z0-9.-]*$/.test(name) && !/(?:^|\.)xn--/.test(name);
+}
+
 /**
  * The Unicode conversion of the profile (step 1): non-transitional mapping,
  * STD3 rules, joiners, Bidi; `null` when refused.
  */
 function toUnicodeLookup(host: string): string | null {
+  if (plainAscii(host)) return labelsRefused(host) ? null : host;
   const options: Tr46Options = { checkHyphens: false, checkBidi: true, checkJoiners: true, useSTD3ASCIIRules: true, transitionalProcessing: false };
   const { domain, error } = tr46.toUnicode(host, options);
   return error || refusedByUnicode13(host) || labelsRefused(domain) ? null : domain;
@@ -180,6 +186,7 @@ function toUnicodeLookup(host: string): string | null {
  * (transitional or not), STD3 rules, joiners, Bidi, 1–63 octets; `null` when refused.
  */
 function toAsciiLookup(label: string, transitional: boolean): string | null {
+  if (plainAscii(label)) return label.length > MAX_LABEL_OCTETS || labelsRefused(label) ? null : label;
   const options: Tr46Options = {
     checkHyphens: false,
     checkBidi: true,

@@ -1,0 +1,486 @@
+// Differential tests of issue 13, from the attacker's side and from the
+// publisher's: on 100,000 generated domains (fixed seed, test/differential/
+// domains.ts) ampcors is compared with two independent references that do
+// not use @ampcors/core:
+// - the amppackager oracle (amppackager-oracle.ts, checked against Google's
+//   published vectors and, once, against a Go build of amppackager);
+// - Node's `url.domainToASCII` (the WHATWG host) and `tr46` (UTS #46).
+// (a) every configured domain's amppackager prefix is allowed — except the
+//     transitional class (ß, ς, ZWJ, ZWNJ), and prefixes that also spell
+//     another domain that could exist, which must both be denied;
+// (b) no prefix a verifier allows for one domain is a form of another one;
+// (c) canonicalDomain(d) is the WHATWG host of d, or d is refused.
+// Failures list the domain, the prefix, the verdict and its reason.
+import { domainToASCII } from 'node:url';
+import { canonicalDomain, createVerifier, isAmpCorsError, prefixForms, type Verdict, type Verifier } from '@ampcors/core';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type AmppackagerResult, amppackagerHash, amppackagerPrefix, tr46 } from './amppackager-oracle.js';
+import { DIFFERENTIAL_SEED, noisyDomain, sampleDomains } from './domains.js';
+
+/** Generated domains of properties (a) and (b). */
+const COUNT = 100_000;
+/** Runs of the fast-check property (c). */
+const CANONICAL_RUNS = 20_000;
+/** Every how many configured domains property (b) also tries look-alike neighbours. */
+const NEIGHBOUR_EVERY = 8;
+/** Failures shown per assertion (the total is in the message). */
+const SHOWN = 25;
+
+const CACHE_DOMAIN = 'cdn.ampproject.org';
+const cacheOrigin = (prefix: string): string => `https://${prefix}.${CACHE_DOMAIN}`;
+
+// ---------------------------------------------------------------------------
+// Independent references (no @ampcors/core)
+
+/** Lowercase LDH labels of 1–63 octets, 253 in all, none an A-label: what UTS #46 leaves as it is. */
+function plainAscii(name: string): boolean {
+  return name.length <= 253 && /^[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})*$/.test(name) && !/(?:^|\.)xn--/.test(name);
+}
+
+/** The Unicode form of a canonical ASCII domain (each A-label decoded). */
+function unicodeOf(ascii: string): string {
+  return plainAscii(ascii) ? ascii : tr46.toUnicode(ascii).domain;
+}
+
+/**
+ * The WHATWG host of `d` as ampcors states it (SPEC §6): Node's
+ * `url.domainToASCII` without a trailing dot, `null` when refused. Node 20's
+ * URL parser still maps ẞ (U+1E9E) to `ss`, as UTS #46 did before Unicode
+ * 15.1; today's UTS #46 (and the issue: `STRAẞE.DE` → `xn--strae-oqa.de`)
+ * maps it to ß, so ẞ is given to Node as ß.
+ */
+function whatwgHost(d: string): string | null {
+  const ascii = domainToASCII(d.replaceAll('ẞ', 'ß'));
+  if (ascii === '') return null;
+  return ascii.endsWith('.') ? ascii.slice(0, -1) : ascii;
+}
+
+/**
+ * A name a browser accepts as a host AND that DNS can hold (UTS #46
+ * non-transitional with the Bidi and CONTEXTJ rules, 63/253 octets), in ASCII;
+ * `null` otherwise. Used for the other domains that could claim a prefix.
+ */
+function browserDomain(name: string): string | null {
+  if (plainAscii(name)) return name;
+  return tr46.toASCII(name, { checkBidi: true, checkJoiners: true, verifyDNSLength: true, transitionalProcessing: false });
+}
+
+/** A domain outside the configuration "could exist" when its last label is a possible TLD: letters only, or an A-label. */
+function couldExist(ascii: string): boolean {
+  const tld = ascii.slice(ascii.lastIndexOf('.') + 1);
+  return ascii.includes('.') && (/^[a-z]+$/.test(tld) || /^xn--[a-z0-9-]+$/.test(tld));
+}
+
+/** The transitional class: the Unicode form holds a character transitional UTS #46 maps differently. */
+function transitionalClass(ascii: string): boolean {
+  return /[ßς\u200c\u200d]/.test(unicodeOf(ascii));
+}
+
+const amppackagerMemo = new Map<string, AmppackagerResult>();
+
+/**
+ * {@link amppackagerPrefix} of a canonical domain, memoized. Without ß, ς, ZWJ
+ * or ZWNJ the two mappings agree, so only the transitional one is computed.
+ */
+function amppackagerOf(ascii: string, transitional: boolean): AmppackagerResult {
+  const mapping = transitional || !transitionalClass(ascii);
+  const key = `${mapping ? 't' : 'n'} ${ascii}`;
+  let result = amppackagerMemo.get(key);
+  if (result === undefined) {
+    result = amppackagerPrefix(ascii, { transitional: mapping });
+    amppackagerMemo.set(key, result);
+  }
+  return result;
+}
+
+/**
+ * SPEC §2, the guide's algorithm, restated here: punycode-decode, `-` → `--`,
+ * `.` → `-`, `0-…-0` when positions 3 and 4 are `-`, punycode-encode; the
+ * hash of the ASCII domain when longer than 63.
+ */
+function guidePrefix(ascii: string): string | null {
+  // 1. Punycode-decode. 2. Double each `-`. 3. Each `.` becomes `-`.
+  let label = unicodeOf(ascii).replaceAll('-', '--').replaceAll('.', '-');
+  // 4. `-` at positions 3 and 4 (code points): wrap.
+  const points = Array.from(label);
+  if (points[2] === '-' && points[3] === '-') label = `0-${label}-0`;
+  // 5. Punycode-encode.
+  const encoded = /^[\x00-\x7f]*$/.test(label) ? label : tr46.toASCII(label);
+  if (encoded === null) return null;
+  return encoded.length <= 63 ? encoded : amppackagerHash(ascii);
+}
+
+/**
+ * Every prefix `ascii` can claim under an accepted algorithm (SPEC §6): the
+ * forms ampcors lists for it (when it accepts the domain), the guide's, and
+ * amppackager's with non-transitional mapping. Maps prefix → algorithm.
+ */
+function claimsOf(ascii: string): Map<string, string> {
+  const known = claimsMemo.get(ascii);
+  if (known !== undefined) return new Map(known);
+  const claims = new Map<string, string>();
+  try {
+    for (const entry of prefixForms(ascii)) claims.set(entry.prefix, `ampcors ${entry.form}`);
+  } catch (error) {
+    if (!isAmpCorsError(error)) crashes.push(`prefixForms(${JSON.stringify(ascii)}) threw ${String(error)}`);
+  }
+  const guide = guidePrefix(ascii);
+  if (guide !== null && !claims.has(guide)) claims.set(guide, 'guide (SPEC §2)');
+  const amp = amppackagerOf(ascii, false).prefix;
+  if (amp !== null && !claims.has(amp)) claims.set(amp, 'amppackager, non-transitional');
+  claimsMemo.set(ascii, claims);
+  return new Map(claims);
+}
+const claimsMemo = new Map<string, ReadonlyMap<string, string>>();
+/** Exceptions other than AmpCorsError thrown by @ampcors/core (never acceptable). */
+const crashes: string[] = [];
+
+/** SPEC §4 step 5: `--` → `-`, a single `-` → `.`. */
+function unspell(label: string): string {
+  let out = '';
+  for (let i = 0; i < label.length; i++) {
+    if (label[i] === '-' && label[i + 1] === '-') {
+      out += '-';
+      i++;
+    } else out += label[i] === '-' ? '.' : label[i];
+  }
+  return out;
+}
+
+/**
+ * The domains a readable prefix can be read as: with and without
+ * punycode-decoding an `xn--` prefix, with and without removing `0-…-0`
+ * (the readings of the guide, of toolbox-cache-url, and of plain ASCII).
+ */
+function readingsOf(prefix: string): Set<string> {
+  const bodies = [prefix];
+  if (prefix.startsWith('xn--')) {
+    const decoded = tr46.toUnicode(prefix);
+    if (!decoded.error) bodies.push(decoded.domain);
+  }
+  const readings = new Set<string>();
+  for (const body of bodies) {
+    readings.add(unspell(body));
+    if (body.startsWith('0-') && body.endsWith('-0')) readings.add(unspell(body.slice(2, -2)));
+  }
+  return readings;
+}
+
+/** Another domain that could exist and claims `prefix`, found by reading the prefix back; `null` if none. */
+function twinClaim(prefix: string, ownAscii: string): { domain: string; algorithm: string } | null {
+  if (!prefix.includes('-')) return null;
+  for (const reading of readingsOf(prefix)) {
+    const other = browserDomain(reading);
+    if (other === null || other === ownAscii || !couldExist(other)) continue;
+    const algorithm = claimsOf(other).get(prefix);
+    if (algorithm !== undefined) return { domain: other, algorithm };
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------
+// Reporting
+
+function verdictText(verdict: Verdict): string {
+  return verdict.allowed ? `ALLOWED (${verdict.reason})` : `DENIED (${verdict.reason}: ${verdict.detail})`;
+}
+
+function expectNone(failures: readonly string[], what: string): void {
+  const shown = failures.slice(0, SHOWN).join('\n');
+  expect(shown, `${failures.length} ${what}; the first ${Math.min(SHOWN, failures.length)}:\n${shown}\n`).toBe('');
+}
+
+// ---------------------------------------------------------------------------
+// The corpus: one pass over the generated domains
+
+interface Configured {
+  /** The domain as generated (and configured). */
+  readonly input: string;
+  /** canonicalDomain(input). */
+  readonly ascii: string;
+  /** Prefixes the verifier configured with only this domain allows, with the algorithm that claims each. */
+  readonly allowed: ReadonlyMap<string, string>;
+}
+
+interface Corpus {
+  generated: number;
+  refusedByCanonicalDomain: number;
+  refusedAsConfiguration: number;
+  panics: number;
+  transitional: number;
+  twins: number;
+  configured: Configured[];
+  /** (a) failures. */
+  amppackager: string[];
+  /** (b) failures through twins found by reading prefixes back. */
+  twinCollisions: string[];
+  /** (b) failures on look-alike neighbours. */
+  neighbourCollisions: string[];
+}
+
+/** Look-alike neighbours of a domain, in Unicode: the shapes that make prefixes collide. */
+function neighboursOf(unicode: string): string[] {
+  const labels = unicode.split('.');
+  return [
+    unicode.replace('.', '-'),
+    unicode.replace('-', '.'),
+    unicode.replace('--', '-'),
+    unicode.replace('-', '--'),
+    `0.${unicode}.0`,
+    `0.${unicode}.com`,
+    unicode.replace(/^xn--/, 'xn-'),
+    unicode.replace(/^xn-(?!-)/, 'xn--'),
+    `xn-${unicode}`,
+    unicode.replaceAll('ß', 'ss').replaceAll('ς', 'σ').replaceAll(/[\u200c\u200d]/g, ''),
+    labels.length > 2 ? labels.slice(1).join('.') : `www.${unicode}`,
+    `${labels.join('-')}.com`,
+  ];
+}
+
+function configure(domain: string): Verifier {
+  return createVerifier({ publishers: [domain] });
+}
+
+function buildCorpus(): Corpus {
+  const corpus: Corpus = {
+    generated: 0,
+    refusedByCanonicalDomain: 0,
+    refusedAsConfiguration: 0,
+    panics: 0,
+    transitional: 0,
+    twins: 0,
+    configured: [],
+    amppackager: [],
+    twinCollisions: [],
+    neighbourCollisions: [],
+  };
+  const seen = new Set<string>();
+  const domains = sampleDomains(COUNT);
+  corpus.generated = domains.length;
+  for (const input of domains) {
+    let ascii: string;
+    let verifier: Verifier;
+    try {
+      ascii = canonicalDomain(input);
+    } catch (error) {
+      if (!isAmpCorsError(error)) crashes.push(`canonicalDomain(${JSON.stringify(input)}) threw ${String(error)}`);
+      corpus.refusedByCanonicalDomain++;
+      continue;
+    }
+    if (seen.has(ascii)) continue;
+    seen.add(ascii);
+    try {
+      verifier = configure(input);
+    } catch (error) {
+      // A public suffix (or a single label) is not a publisher's domain.
+      if (!isAmpCorsError(error)) crashes.push(`createVerifier({ publishers: [${JSON.stringify(input)}] }) threw ${String(error)}`);
+      corpus.refusedAsConfiguration++;
+      continue;
+    }
+    const verify = (prefix: string): Verdict => verifier.verify(cacheOrigin(prefix));
+    // verify never throws (its contract); prefixForms may, while core changes: recorded, not fatal.
+    const where = `${JSON.stringify(input)} (canonical ${ascii})`;
+
+    // (a) amppackager's prefix of the canonical domain.
+    const amp = amppackagerOf(ascii, true);
+    if (amp.prefix === null) {
+      corpus.panics++;
+    } else {
+      const verdict = verify(amp.prefix);
+      const twin = twinClaim(amp.prefix, ascii);
+      let expected: 'allowed' | 'denied' = 'allowed';
+      let why = `amppackager ${amp.path} prefix`;
+      if (twin !== null) {
+        corpus.twins++;
+        expected = 'denied';
+        why = `amppackager ${amp.path} prefix, but it is also ${twin.domain}'s (${twin.algorithm})`;
+      } else if (transitionalClass(ascii)) {
+        corpus.transitional++;
+        const own = claimsOf(ascii);
+        own.set(amppackagerHash(ascii), 'hash');
+        own.set(amppackagerHash(unicodeOf(ascii)), 'hash of the Unicode form');
+        if (!own.has(amp.prefix)) {
+          expected = 'denied';
+          why = 'transitional class: amppackager maps ß/ς/ZWJ/ZWNJ transitionally, and no non-transitional algorithm gives this prefix';
+        }
+      }
+      if ((expected === 'allowed') !== verdict.allowed) {
+        corpus.amppackager.push(`${where}: prefix ${amp.prefix} (${why}) should be ${expected.toUpperCase()}, got ${verdictText(verdict)}`);
+      }
+    }
+
+    // (b) what the verifier allows: its own claims (and amppackager's form).
+    const candidates = claimsOf(ascii);
+    if (amp.prefix !== null && !candidates.has(amp.prefix)) candidates.set(amp.prefix, 'amppackager, transitional');
+    const allowed = new Map<string, string>();
+    for (const [prefix, algorithm] of candidates) {
+      if (verify(prefix).allowed) allowed.set(prefix, algorithm);
+    }
+    for (const [prefix, algorithm] of allowed) {
+      const twin = twinClaim(prefix, ascii);
+      if (twin !== null) {
+        corpus.twinCollisions.push(`${where}: allows ${prefix} (its ${algorithm} form), which is also ${twin.domain}'s (${twin.algorithm})`);
+      }
+    }
+    corpus.configured.push({ input, ascii, allowed });
+
+    // (b) look-alike neighbours: none of their claims may be allowed for this domain.
+    if (corpus.configured.length % NEIGHBOUR_EVERY === 0) {
+      for (const neighbour of neighboursOf(unicodeOf(ascii))) {
+        const other = browserDomain(neighbour);
+        if (other === null || other === ascii || !couldExist(other)) continue;
+        for (const [prefix, algorithm] of claimsOf(other)) {
+          const verdict = verify(prefix);
+          if (verdict.allowed) {
+            corpus.neighbourCollisions.push(`${where}: allows ${prefix}, the ${algorithm} form of ${other}: ${verdictText(verdict)}`);
+          }
+        }
+      }
+    }
+  }
+  return corpus;
+}
+
+let corpus: Corpus;
+beforeAll(() => {
+  corpus = buildCorpus();
+  const c = corpus;
+  console.info(
+    `differential corpus: ${c.generated} generated, ${c.refusedByCanonicalDomain} refused by canonicalDomain, ` +
+      `${c.refusedAsConfiguration} refused as a configuration (public suffix), ${c.configured.length} distinct configured domains; ` +
+      `amppackager prefixes: ${c.panics} Go panics skipped, ${c.transitional} transitional class, ${c.twins} claimed by another domain`,
+  );
+});
+
+describe('differential: ampcors against amppackager (issue 13)', () => {
+  it('configures a large corpus without crashing', () => {
+    expectNone(crashes, 'non-AmpCorsError exceptions from @ampcors/core');
+    expect(corpus.generated).toBeGreaterThanOrEqual(COUNT);
+    expect(corpus.configured.length).toBeGreaterThan(COUNT / 4);
+  });
+
+  it("(a) allows every configured domain's amppackager prefix, except the transitional class and prefixes another domain claims", () => {
+    expectNone(corpus.amppackager, 'amppackager prefixes judged wrongly');
+  });
+
+  it('(b) allows no prefix that reads back as another domain claiming it', () => {
+    expectNone(corpus.twinCollisions, 'allowed prefixes claimed by another domain');
+  });
+
+  it('(b) allows no prefix of a look-alike neighbour', () => {
+    expectNone(corpus.neighbourCollisions, "neighbours' prefixes allowed");
+  });
+
+  it('(b) no two distinct configured domains share an allowed prefix (exact collisions in the corpus)', () => {
+    const claimants = new Map<string, Set<string>>();
+    for (const { ascii } of corpus.configured) {
+      if (!couldExist(ascii) || browserDomain(ascii) !== ascii) continue;
+      for (const prefix of claimsOf(ascii).keys()) {
+        const set = claimants.get(prefix) ?? new Set<string>();
+        set.add(ascii);
+        claimants.set(prefix, set);
+      }
+    }
+    const failures: string[] = [];
+    for (const { input, ascii, allowed } of corpus.configured) {
+      for (const [prefix, algorithm] of allowed) {
+        for (const other of claimants.get(prefix) ?? []) {
+          if (other !== ascii) failures.push(`${JSON.stringify(input)} (canonical ${ascii}) allows ${prefix} (its ${algorithm} form), which ${other} also claims`);
+        }
+      }
+    }
+    expectNone(failures, 'shared prefixes');
+  });
+
+  it('(b) a verifier of one domain allows no form of a random other domain', () => {
+    const rng = fc.sample(fc.tuple(fc.nat(), fc.nat()), { seed: DIFFERENTIAL_SEED, numRuns: 2_000 });
+    const list = corpus.configured;
+    const failures: string[] = [];
+    for (const [i, j] of rng) {
+      const a = list[i % list.length]!;
+      const b = list[j % list.length]!;
+      if (a.ascii === b.ascii || !couldExist(a.ascii) || browserDomain(a.ascii) !== a.ascii) continue;
+      const verifier = configure(b.input);
+      for (const [prefix, algorithm] of claimsOf(a.ascii)) {
+        const verdict = verifier.verify(cacheOrigin(prefix));
+        if (verdict.allowed) failures.push(`configured ${b.ascii}: allows ${prefix}, the ${algorithm} form of ${a.ascii}: ${verdictText(verdict)}`);
+      }
+    }
+    expectNone(failures, 'foreign prefixes allowed');
+  });
+});
+
+describe('differential: the issue\'s amppackager examples', () => {
+  it.each([
+    // A later label with `--` at 3–4: amppackager hashes the ASCII host.
+    'www.ab--cd.example.com',
+    // The UTF-8 byte wrap of amppackager.
+    'я-дома.рф',
+    // The hash of a configured domain (the pre-2020 Google cache hashed en-us.… names).
+    'en-us.example.com',
+  ])('%s: its amppackager prefix and the hash of its ASCII and Unicode forms are allowed', (domain) => {
+    const ascii = whatwgHost(domain)!;
+    const verifier = configure(domain);
+    const unicode = unicodeOf(ascii);
+    for (const prefix of [amppackagerPrefix(ascii).prefix!, amppackagerHash(ascii), amppackagerHash(unicode)]) {
+      const verdict = verifier.verify(cacheOrigin(prefix));
+      expect(verdict.allowed, `${domain}: ${prefix} → ${verdictText(verdict)}`).toBe(true);
+    }
+  });
+
+  it("faß.de: amppackager's transitional fass-de is fass.de's, and denied", () => {
+    expect(amppackagerPrefix('xn--fa-hia.de').prefix).toBe('fass-de');
+    const verdict = configure('faß.de').verify(cacheOrigin('fass-de'));
+    expect(verdict.allowed, verdictText(verdict)).toBe(false);
+  });
+});
+
+describe('differential: canonicalDomain is the WHATWG host (url.domainToASCII) or refused', () => {
+  /** canonicalDomain(d), or the AmpCorsError it threw; any other exception escapes. */
+  function canonicalOrError(d: string): string | Error {
+    try {
+      return canonicalDomain(d);
+    } catch (error) {
+      if (isAmpCorsError(error)) return error;
+      throw error;
+    }
+  }
+
+  it(`(c) property over ${CANONICAL_RUNS} generated names`, () => {
+    fc.assert(
+      fc.property(noisyDomain, (d) => {
+        const got = canonicalOrError(d);
+        if (got instanceof Error) return;
+        expect(got, `canonicalDomain(${JSON.stringify(d)}) = ${JSON.stringify(got)}; domainToASCII gives ${JSON.stringify(domainToASCII(d))}`).toBe(whatwgHost(d));
+      }),
+      { seed: DIFFERENTIAL_SEED, numRuns: CANONICAL_RUNS },
+    );
+  });
+
+  it.each([
+    ['❤️.com', 'xn--qei.com'],
+    ['STRAẞE.DE', 'xn--strae-oqa.de'],
+  ])('%s → %s', (input, expected) => {
+    expect(canonicalOrError(input)).toBe(expected);
+    expect(whatwgHost(input)).toBe(expected);
+  });
+
+  it('Ϋ́.GR (uppercase, then NFC) is accepted as its WHATWG host', () => {
+    const expected = whatwgHost('Ϋ́.GR');
+    expect(expected).not.toBeNull();
+    expect(canonicalOrError('Ϋ́.GR')).toBe(expected);
+  });
+
+  it.each([
+    ['a label starting with a combining mark', '\u0301a.com'],
+    ['a label mixing left-to-right and right-to-left letters (Bidi rule)', 'a\u05d0.com'],
+    ['a right-to-left domain with a label starting with a digit (Bidi rule)', '1a.\u05d0\u05d1'],
+    ['a ZWNJ outside the CONTEXTJ rule', 'a\u200cb.com'],
+  ])('refuses %s', (_what, input) => {
+    // A browser refuses it too (tr46, the WHATWG mapping with its Bidi and CONTEXTJ checks).
+    expect(tr46.toASCII(input, { checkBidi: true, checkJoiners: true })).toBeNull();
+    const got = canonicalOrError(input);
+    expect(got, `canonicalDomain(${JSON.stringify(input)}) = ${JSON.stringify(got)}`).toBeInstanceOf(Error);
+  });
+});
