@@ -143,7 +143,7 @@ export class RespConnection {
   /** Replies owed by the server, oldest first (the handshake's included). */
   #pending: Pending[] = [];
   #buffer: Buffer = Buffer.alloc(0);
-  /** The server's refusal of the last handshake (AUTH, SELECT), for the error of a command that could not be sent. */
+  /** Why the last handshake failed (TLS, or the server refusing AUTH or SELECT), for the error of a command that could not be sent. */
   #refusal: string | undefined;
   /** Waiters for the first connection. */
   #firstConnection: (() => void)[] = [];
@@ -237,7 +237,16 @@ export class RespConnection {
       void this.#handshake(socket);
     });
     socket.on('data', (chunk: Buffer) => this.#onData(socket, chunk));
-    socket.on('error', () => {}); // the 'close' that follows reports it
+    // The 'close' that follows an error reports it to the commands; a TLS
+    // handshake that fails (an untrusted certificate, a wrong name) is also
+    // named in the error of the commands that could not be sent.
+    let tcpConnected = false;
+    let secured = false;
+    socket.once('connect', () => (tcpConnected = true));
+    socket.once('secureConnect', () => (secured = true));
+    socket.on('error', (error: Error) => {
+      if (tls && tcpConnected && !secured) this.#refusal = `TLS: ${error.message}`;
+    });
     socket.once('close', () => {
       clearTimeout(connectTimer);
       if (this.#socket === socket) this.#drop(new Error('Redis closed the connection'));
