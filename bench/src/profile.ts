@@ -5,7 +5,7 @@
  * Node internals, GC, idle) and by function. A development tool for the
  * adapters' hot paths; `pnpm bench` does not run it.
  *
- * Usage: node dist/profile.mjs <config> [get|preflight] [seconds] [top]
+ * Usage: node dist/profile.mjs <config> [get|get-source|preflight] [seconds] [top]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,42 +13,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { type ConfigName, CONFIGS, REQUEST_PATH, REQUESTS, type RequestKind } from './http/configs.js';
+import { type CpuProfile, summarize } from './cpu-profile.js';
+import { type ConfigName, CONFIGS, REQUESTS, type RequestKind } from './http/configs.js';
 
 const DIST = dirname(fileURLToPath(import.meta.url));
-
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-  readonly children?: readonly number[];
-}
-
-interface CpuProfile {
-  readonly nodes: readonly ProfileNode[];
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
-
-/** The group a frame's self time is charged to. */
-function groupOf(url: string, name: string): string {
-  if (name === '(garbage collector)') return 'GC';
-  if (name === '(idle)') return 'idle';
-  if (name === '(program)') return 'V8/native (program)';
-  if (url.includes('/packages/core/')) return 'ampcors core';
-  if (/\/packages\/(express|koa|fetch)\//.test(url)) return 'ampcors adapter';
-  if (url.includes('/bench/dist/')) return 'bench server';
-  const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return `package ${pkg[1]}`;
-  if (url.startsWith('node:') || url === '') return 'node internals';
-  return url;
-}
 
 async function main(): Promise<void> {
   const config = process.argv[2] as ConfigName;
   const kind = (process.argv[3] ?? 'get') as RequestKind;
   const seconds = Number(process.argv[4] ?? 5);
   const top = Number(process.argv[5] ?? 25);
-  if (!CONFIGS.includes(config) || !(kind in REQUESTS)) throw new Error(`usage: profile.mjs <${CONFIGS.join('|')}> [get|preflight] [seconds] [top]`);
+  if (!CONFIGS.includes(config) || !(kind in REQUESTS)) throw new Error(`usage: profile.mjs <${CONFIGS.join('|')}> [get|get-source|preflight] [seconds] [top]`);
   const dir = mkdtempSync(join(tmpdir(), 'ampcors-prof-'));
   const port = 18_390;
   const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100', join(DIST, 'http', 'server.mjs'), config, String(port)], {
@@ -57,8 +32,8 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', (chunk: Buffer) => (chunk.toString().startsWith('ready') ? resolve() : reject(new Error(chunk.toString()))));
   });
-  const { method, headers } = REQUESTS[kind];
-  const options = { url: `http://127.0.0.1:${port}${REQUEST_PATH}`, method: method as autocannon.Request['method'], headers: { ...headers }, connections: 32, pipelining: 1 };
+  const { method, path, headers } = REQUESTS[kind];
+  const options = { url: `http://127.0.0.1:${port}${path}`, method: method as autocannon.Request['method'], headers: { ...headers }, connections: 32, pipelining: 1 };
   await autocannon({ ...options, duration: 1 });
   const result = await autocannon({ ...options, duration: seconds });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -67,26 +42,13 @@ async function main(): Promise<void> {
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error('no profile written');
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const groups = new Map<string, number>();
-  const functions = new Map<string, number>();
-  let total = 0;
-  for (const [id, us] of selfUs) {
-    const { functionName, url, lineNumber } = (byId.get(id) as ProfileNode).callFrame;
-    const group = groupOf(url, functionName);
-    if (group === 'idle') continue;
-    total += us;
-    groups.set(group, (groups.get(group) ?? 0) + us);
-    const key = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|packages|bench)\//, '$1/')}:${lineNumber + 1}`;
-    functions.set(key, (functions.get(key) ?? 0) + us);
-  }
+  const summary = summarize(profile, top);
   const requests = result.requests.total;
-  const out: string[] = [`${config} ${kind}: ${requests} requests in ${seconds} s (${Math.round(result.requests.average)} req/s); profiled busy time ${(total / 1e3).toFixed(0)} ms = ${(total / requests).toFixed(1)} µs/request (sampling overhead included)`, ''];
-  for (const [group, us] of [...groups].sort((a, b) => b[1] - a[1])) out.push(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / requests).toFixed(2).padStart(7)} µs/req  ${group}`);
+  const perRequest = (share: number): string => ((share * summary.busyUs) / requests).toFixed(2).padStart(7);
+  const out: string[] = [`${config} ${kind}: ${requests} requests in ${seconds} s (${Math.round(result.requests.average)} req/s); profiled busy time ${(summary.busyUs / 1e3).toFixed(0)} ms = ${(summary.busyUs / requests).toFixed(1)} µs/request (sampling overhead included)`, ''];
+  for (const row of summary.groups) out.push(`${(100 * row.share).toFixed(1).padStart(5)}%  ${perRequest(row.share)} µs/req  ${row.name}`);
   out.push('');
-  for (const [name, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) out.push(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / requests).toFixed(2).padStart(7)} µs/req  ${name}`);
+  for (const row of summary.functions) out.push(`${(100 * row.share).toFixed(1).padStart(5)}%  ${perRequest(row.share)} µs/req  ${row.name}`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

@@ -13,3 +13,26 @@ export function rotate<T>(items: readonly T[], by: number): T[] {
   const shift = ((by % items.length) + items.length) % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
+
+/** The spread of per-round figures: lowest and highest. */
+export interface Spread {
+  readonly median: number;
+  readonly low: number;
+  readonly high: number;
+}
+
+/** Median, lowest and highest of a non-empty list. */
+export function spread(values: readonly number[]): Spread {
+  return { median: median(values), low: Math.min(...values), high: Math.max(...values) };
+}
+
+/** Element-wise `a[i] - b[i]` over the shorter of two per-round lists. */
+export function differences(a: readonly number[], b: readonly number[]): number[] {
+  const n = Math.min(a.length, b.length);
+  return Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number));
+}
+
+/** Share of values strictly below zero. */
+export function shareBelowZero(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.filter((v) => v < 0).length / values.length;
+}

@@ -1,0 +1,101 @@
+/**
+ * The CPU clock every in-process and micro case is measured with.
+ *
+ * Method (issue 16): no forced garbage collection anywhere near a measured
+ * case (a full GC makes V8 discard optimized code and re-optimize, which
+ * inflated a Koa hello world from about 5 µs to 17–37 µs); a warm-up counted
+ * in operations (at least {@link WarmUp.ops}, and at least
+ * {@link WarmUp.cpuMs} of CPU time) whose time is discarded; then rounds, each
+ * a run of batches lasting about {@link Plan.roundCpuMs} of CPU time, whose
+ * figure is total CPU time ÷ operations — the garbage a case makes is
+ * collected by V8 on its own schedule and charged to it, as in production.
+ * Time is the process's CPU time (user + system, `process.cpuUsage()`), so a
+ * case is not charged for time it spent descheduled on a shared machine.
+ */
+
+/** Process CPU time in nanoseconds (microsecond resolution: batches make it fine enough). */
+export function cpuNowNs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) * 1e3;
+}
+
+/** One operation; `async` when it returns a Promise to wait for. */
+export interface Operation {
+  readonly fn: () => unknown;
+  readonly async: boolean;
+}
+
+/** The warm-up before any round: counted, timed only to stop, discarded. */
+export interface WarmUp {
+  readonly ops: number;
+  readonly cpuMs: number;
+}
+
+/** How long each round of a case runs. */
+export interface Plan {
+  readonly warmUp: WarmUp;
+  /** CPU time of one round of one case. */
+  readonly roundCpuMs: number;
+}
+
+/** Where results go, so that no call is optimized away (a module-level store V8 keeps). */
+let sink: unknown;
+
+/** Runs `op` `count` times; returns the CPU ns it took. */
+export async function runBatch(op: Operation, count: number): Promise<number> {
+  const { fn } = op;
+  const start = cpuNowNs();
+  if (op.async) for (let i = 0; i < count; i++) sink = await fn();
+  else for (let i = 0; i < count; i++) sink = fn();
+  return cpuNowNs() - start;
+}
+
+/** A warmed-up case: its batch size (operations per ~1 ms of CPU) and the warm-up it had. */
+export interface Prepared {
+  readonly op: Operation;
+  readonly batch: number;
+  readonly warmUpOps: number;
+}
+
+/**
+ * Warms every operation up — each at least `plan.warmUp.ops` operations and
+ * `plan.warmUp.cpuMs` of CPU — in interleaved chunks, so that code the
+ * operations share sees all of them before any round (a case warmed alone
+ * would be deoptimized by the next one's warm-up, then re-optimized inside a
+ * round). Sizes each one's batches from its last chunk: about 1 ms of CPU,
+ * at least 16 operations.
+ */
+export async function warmUp(ops: readonly Operation[], plan: Plan): Promise<Prepared[]> {
+  const state = ops.map(() => ({ done: 0, spent: 0, chunk: 16, nsPerOp: 0 }));
+  const pending = (i: number): boolean => {
+    const s = state[i] as (typeof state)[number];
+    return s.done < plan.warmUp.ops || s.spent < plan.warmUp.cpuMs * 1e6;
+  };
+  while (ops.some((_, i) => pending(i))) {
+    for (let i = 0; i < ops.length; i++) {
+      if (!pending(i)) continue;
+      const s = state[i] as (typeof state)[number];
+      const ns = await runBatch(ops[i] as Operation, s.chunk);
+      s.done += s.chunk;
+      s.spent += ns;
+      s.nsPerOp = ns / s.chunk;
+      // Chunks of up to ~5 ms, so that the operations alternate often.
+      if (ns < 2.5e6) s.chunk = Math.min(s.chunk * 2, 1 << 20);
+    }
+  }
+  return ops.map((op, i) => {
+    const s = state[i] as (typeof state)[number];
+    return { op, batch: Math.max(16, Math.round(1e6 / Math.max(s.nsPerOp, 1))), warmUpOps: s.done };
+  });
+}
+
+/** One round of a prepared case: CPU ns per operation over about `plan.roundCpuMs` of batches. */
+export async function round(prepared: Prepared, plan: Plan): Promise<number> {
+  let ns = 0;
+  let ops = 0;
+  while (ns < plan.roundCpuMs * 1e6) {
+    ns += await runBatch(prepared.op, prepared.batch);
+    ops += prepared.batch;
+  }
+  return ns / ops;
+}
