@@ -1,6 +1,7 @@
 // The built `ampcors` bin run as a real process: shebang, exit codes,
 // stdin piping, files, Redis unreachable. Builds core and redis only if their
-// dist/ is missing, and cli when its dist/ is missing or older than its sources.
+// dist/ is missing, and cli when its dist/ is missing or older than its sources
+// (with npx pnpm@10.34.9: only Node and npm needed).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -27,7 +28,7 @@ beforeAll(() => {
     .map((name) => `@ampcors/${name}`);
   if (filters.length > 0 || binIsStale()) filters.push('@ampcors/cli');
   if (filters.length > 0) {
-    execFileSync('pnpm', [...filters.flatMap((f) => ['--filter', f]), 'run', 'build'], { cwd: root, stdio: 'pipe' });
+    execFileSync('npx', ['-y', 'pnpm@10.34.9', ...filters.flatMap((f) => ['--filter', f]), 'run', 'build'], { cwd: root, stdio: 'pipe' });
   }
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
