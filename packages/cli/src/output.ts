@@ -15,10 +15,11 @@ export type InputStream = AsyncIterable<string | Uint8Array> & { readonly isTTY?
  * Characters a terminal may act on instead of showing: the C0 controls (ESC
  * starts the sequences that retitle a window, move the cursor, or write a
  * link), DEL, the C1 controls (U+009B is a one-character CSI), the bidi
- * embeddings and overrides U+202A–U+202E and isolates U+2066–U+2069 (which
- * reorder what is shown), and the line and paragraph separators.
+ * embeddings and overrides U+202A–U+202E, isolates U+2066–U+2069 and marks
+ * U+200E, U+200F, U+061C (which reorder what is shown), and the line and
+ * paragraph separators.
  */
-const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** `\xHH` for a character below U+0100, `\uHHHH` above. */
 function escaped(char: string): string {

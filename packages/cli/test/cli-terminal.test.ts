@@ -25,6 +25,7 @@ const PAYLOADS = [
   '\x7f', // DEL
   '\u202e', // RIGHT-TO-LEFT OVERRIDE
   '\u2066', // LEFT-TO-RIGHT ISOLATE
+  '\u200f', // RIGHT-TO-LEFT MARK
   'a\rb', // carriage return: overwrite the line
   '\x00\x08', // NUL, backspace
   '\u2028', // LINE SEPARATOR

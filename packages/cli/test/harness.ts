@@ -58,6 +58,6 @@ export const json = (capture: Capture): Record<string, unknown>[] => capture.lin
 /**
  * What a terminal may act on, written independently of the CLI's own list:
  * C0 controls but the newline the CLI writes between lines, DEL, C1, the line
- * separators, the bidi embeddings, overrides and isolates.
+ * separators, the bidi embeddings, overrides, isolates and marks.
  */
-export const ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+export const ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
