@@ -54,6 +54,7 @@ describe('normalizeCorsOptions', () => {
   it('refuses bad options with a clear code', () => {
     expect(errorCode(() => normalizeCorsOptions({ allowedHeaders: ['Content-Type', 'amp-same-origin'] }))).toBe('unsafe-configuration');
     expect(errorCode(() => normalizeCorsOptions({ methods: 'GET, P OST' }))).toBe('invalid-option');
+    expect(errorCode(() => normalizeCorsOptions({ allowedHeaders: '*' }))).toBe('unsafe-configuration');
     expect(errorCode(() => normalizeCorsOptions({ exposedHeaders: ['X-A\r\nX-B'] }))).toBe('invalid-option');
     expect(errorCode(() => normalizeCorsOptions({ maxAge: -1 }))).toBe('invalid-option');
     expect(errorCode(() => normalizeCorsOptions({ maxAge: 1.5 }))).toBe('invalid-option');
@@ -159,6 +160,19 @@ describe('AMP for Email', () => {
     expect(p.email?.version).toBe(2);
     expect(header(p, 'AMP-Email-Allow-Sender')).toBe('news@example.com');
     expect(header(p, 'Access-Control-Allow-Origin')).toBeUndefined();
+  });
+  it('v1: an untrusted Origin is denied whatever the query says (issue #14)', () => {
+    const p = plan({ method: 'POST', origin: 'https://evil.example', sourceOrigin: 'news@example.com' }, email);
+    expect(p).toMatchObject({ kind: 'reject', status: 403, email: { version: 1, trusted: true } });
+    expect(header(p, 'Access-Control-Allow-Origin')).toBeUndefined();
+    const ownClient = normalizeCorsOptions({ email: { senders: ['news@example.com'], clientOrigins: ['https://webmail.example'] } });
+    expect(header(plan({ method: 'POST', origin: 'https://webmail.example', sourceOrigin: 'news@example.com' }, ownClient), 'Access-Control-Allow-Origin')).toBe('https://webmail.example');
+    expect(plan({ method: 'POST', origin: client, sourceOrigin: 'news@example.com' }, ownClient).kind).toBe('reject');
+  });
+  it('compares senders in ASCII case only: KELVIN SIGN is not K', () => {
+    expect(errorCode(() => normalizeCorsOptions({ email: { senders: ['\u212Aate@example.com'] } }))).toBe('invalid-option');
+    const kate = normalizeCorsOptions({ email: { senders: ['kate@example.com'] } });
+    expect(plan({ method: 'POST', origin: client, emailSender: '\u212Aate@example.com' }, kate)).toMatchObject({ kind: 'reject', email: { trusted: false } });
   });
   it('is ignored when not configured', () => {
     const p = plan({ method: 'POST', origin: client, emailSender: 'news@example.com' });
