@@ -1,7 +1,25 @@
 // Property-based attacks on the verifier (issue #6): random allowed sets
 // against random and derived domains, through every cache and prefix form,
 // and arbitrary strings that must never make verify throw.
-import { type AmpCache, CACHES, createVerifier, fallbackPrefix, parseOrigin, prefixForms, reverseOrigin, toolboxPrefix, unicodeDomain, type Verifier } from '@ampcors/core';
+import {
+  allPrefixForms,
+  type AmpCache,
+  amppackagerPrefix,
+  browserHost,
+  CACHES,
+  canonicalDomain,
+  createVerifier,
+  fallbackPrefix,
+  loadAllowSet,
+  compileAllowSet,
+  parseOrigin,
+  prefixForms,
+  reverseOrigin,
+  toolboxPrefix,
+  unicodeDomain,
+  type Verifier,
+} from '@ampcors/core';
+import { domainToUnicode } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anyString, domain, lookAlike, originLike } from './arbitraries.js';
@@ -12,7 +30,9 @@ const ALL_CACHES = [...CACHES, TEST_CACHE];
 /** Every prefix any implementation may compute for `d`, including forms the verifier may not list. */
 function everyPrefix(d: string): string[] {
   const unicode = unicodeDomain(d);
-  return [...new Set([...prefixForms(d).map((f) => f.prefix), toolboxPrefix(d), toolboxPrefix(unicode), fallbackPrefix(d), fallbackPrefix(unicode), fallbackPrefix(`${d}.`)])];
+  return [
+    ...new Set([...prefixForms(d).map((f) => f.prefix), toolboxPrefix(d), toolboxPrefix(unicode), amppackagerPrefix(d), fallbackPrefix(d), fallbackPrefix(unicode), fallbackPrefix(`${d}.`)]),
+  ];
 }
 
 interface Setup {
@@ -156,5 +176,168 @@ describe('verify never throws', () => {
       const verdict = verifier.verify(value as string, value as never);
       expect(verdict.allowed).toBe(false);
     }
+  });
+});
+
+// SPEC §6 "…and no form another domain can claim", from the attacker's side:
+// the attacker owns a domain whose cache prefix, under some algorithm a real
+// cache runs, equals a form of a trusted domain.
+const origin = (prefix: string, cache: AmpCache = CACHES[0] as AmpCache) => `https://${prefix}.${cache.cacheDomain}`;
+
+describe('no form another domain can claim (SPEC §6)', () => {
+  it('*.example.org does not trust the plain xn-shop.example.org.fun (toolbox leaves its xn-- unwrapped)', () => {
+    const verifier = createVerifier({ publishers: ['*.example.org'] });
+    expect(toolboxPrefix('xn-shop.example.org.fun')).toBe('xn--shop-example-org-fun');
+    expect(verifier.verify(origin('xn--shop-example-org-fun'))).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'xn-shop.example.org.fun' });
+    // The wildcard's own readable origins still work.
+    expect(verifier.verify(origin('shop-example-org')).allowed).toBe(true);
+  });
+  it('an exact xn-musik.de.pub does not trust musikŗ.de, nor the reverse', () => {
+    const twin = canonicalDomain('musikŗ.de');
+    expect(toolboxPrefix('xn-musik.de.pub')).toBe(domainPrefixOf(twin));
+    for (const [trusted, other] of [['xn-musik.de.pub', twin], [twin, 'xn-musik.de.pub']] as const) {
+      const verifier = createVerifier({ publishers: [trusted] });
+      for (const { prefix } of allPrefixForms(other)) expect(verifier.verify(origin(prefix)).allowed, `${trusted} vs ${other}: ${prefix}`).toBe(false);
+    }
+  });
+  it('bücher.de keeps its readable xn--bcher-de-65a: its plain twin would end in 65a, no top-level domain', () => {
+    const verifier = createVerifier({ publishers: ['bücher.de'] });
+    expect(verifier.verify(origin('xn--bcher-de-65a'))).toMatchObject({ allowed: true, publisherDomain: 'xn--bcher-kva.de', prefixForm: 'spec' });
+  });
+  it('www.ab--cd.example.com: amppackager\'s hash is allowed', () => {
+    const verifier = createVerifier({ publishers: ['www.ab--cd.example.com'] });
+    expect(amppackagerPrefix('www.ab--cd.example.com')).toBe(fallbackPrefix('www.ab--cd.example.com'));
+    expect(verifier.verify(origin(fallbackPrefix('www.ab--cd.example.com')))).toMatchObject({ allowed: true, reason: 'cache-origin-hashed' });
+    expect(verifier.verify(origin('www-ab----cd-example-com')).allowed).toBe(true);
+  });
+  it('я-дома.рф: amppackager\'s byte-position wrap is allowed', () => {
+    const verifier = createVerifier({ publishers: ['я-дома.рф'] });
+    expect(amppackagerPrefix(canonicalDomain('я-дома.рф'))).toBe('xn--0-----0-5fg9azfva1a6czi');
+    expect(verifier.verify(origin('xn--0-----0-5fg9azfva1a6czi'))).toMatchObject({ allowed: true, prefixForm: 'amppackager' });
+  });
+  it('never a transitional form: fass-de belongs to fass.de, not faß.de', () => {
+    const verifier = createVerifier({ publishers: ['faß.de'] });
+    expect(verifier.verify(origin('fass-de')).allowed).toBe(false);
+    expect(allPrefixForms(canonicalDomain('faß.de')).map((f) => f.prefix)).not.toContain('fass-de');
+  });
+  it('never a form of non-canonical input: example-com- (example.com.) and 0.en-us.example.com.0 share nothing', () => {
+    const verifier = createVerifier({ publishers: ['example.com', 'en-us.example.com'] });
+    expect(verifier.verify(origin('example-com-')).allowed).toBe(false);
+    expect(verifier.verify(origin('0-0-en--us-example-com-0-0')).allowed).toBe(false);
+    expect(verifier.verify(origin('0-en--us-example-com-0')).allowed).toBe(true);
+    expect(verifier.verify(origin(fallbackPrefix('example.com.'))).allowed).toBe(false);
+    expect(verifier.verify(origin(fallbackPrefix('EXAMPLE.com'))).allowed).toBe(false);
+  });
+  it('compact allow-sets leave out shared forms too', () => {
+    const set = loadAllowSet(compileAllowSet(['musikŗ.de']));
+    expect(set.verifyOrigin(origin('xn--musik-de-pub')).allowed).toBe(false);
+  });
+});
+
+function domainPrefixOf(domain: string): string {
+  return (allPrefixForms(domain).find((f) => f.form === 'spec') as { prefix: string }).prefix;
+}
+
+/**
+ * The test's own inverse of the readable algorithms: fold `--` to `-` and
+ * `-` to `.`, after optional unwrap, decode and unwrap; kept when the result
+ * is a host that could exist.
+ */
+function twinsOf(prefix: string): string[] {
+  const fold = (label: string) => label.replace(/--|-/g, (m) => (m === '--' ? '-' : '.'));
+  const unwrap = (label: string) => (/^0-.*-0$/.test(label) ? [label, label.slice(2, -2)] : [label]);
+  const decode = (label: string) => {
+    // Node's own IDNA (ICU): a label it cannot decode to a valid U-label spells no browser host.
+    const unicode = label.startsWith('xn--') ? domainToUnicode(label) : '';
+    return unicode === '' ? [label] : [label, unicode];
+  };
+  const labels = unwrap(prefix).flatMap(decode).flatMap(unwrap);
+  const hosts = labels.map((label) => browserHost(fold(label))).filter((h): h is string => h !== undefined);
+  // A domain that could exist: two labels at least, a top-level domain of letters or an A-label (IANA's rule for TLDs).
+  return [...new Set(hosts)].filter((h) => h.includes('.') && /\.(?:[a-z]+|xn--[a-z0-9-]+)$/.test(h));
+}
+
+// Domains shaped for collisions: xn- and 0- labels, IDN letters, hyphens, letter-only endings.
+const SHAPES = ['xn-', 'xn--', '0-', '-0', 'a', 'b', 'shop', '-', 'ü', 'ђ', 'ŗ', 'я', 'ß', 'ς', 'ש', '😊', '0', 'x', 'n'];
+const shapedLabel = fc.array(fc.constantFrom(...SHAPES), { minLength: 1, maxLength: 5 }).map((parts) => parts.join(''));
+const shapedDomain = fc
+  .tuple(fc.array(shapedLabel, { minLength: 1, maxLength: 3 }), fc.constantFrom('com', 'de', 'org', 'fun', 'pub', 'zza', 'xn--p1ai', 'рф'))
+  .map(([labels, tld]) => {
+    try {
+      return canonicalDomain(`${labels.join('.')}.${tld}`);
+    } catch {
+      return undefined;
+    }
+  })
+  .filter((d): d is string => d !== undefined);
+
+describe('collision search across every accepted algorithm (SPEC §6)', () => {
+  it('for distinct domains a and b, no prefix accepted for {a} is accepted for {b}: twins derived from every form', () => {
+    let twins = 0;
+    fc.assert(
+      fc.property(fc.oneof(shapedDomain, domain), (a) => {
+        const forA = createVerifier({ publishers: [a] });
+        for (const { prefix } of allPrefixForms(a)) {
+          for (const b of twinsOf(prefix)) {
+            if (b === a) continue;
+            // b has (some algorithm's) prefix equal to a form of a only if prefix is among b's forms.
+            const shared = allPrefixForms(b).some((f) => f.prefix === prefix);
+            if (!shared) continue;
+            twins++;
+            expect(forA.verify(origin(prefix)).allowed, `${a} trusts ${prefix}, also ${b}'s`).toBe(false);
+            let forB: Verifier | undefined;
+            try {
+              forB = createVerifier({ publishers: [b] });
+            } catch {
+              continue; // b cannot be configured (a public suffix, or stricter than browsers): it is an attacker's host only
+            }
+            expect(forB.verify(origin(prefix)).allowed, `${b} trusts ${prefix}, also ${a}'s`).toBe(false);
+          }
+        }
+      }),
+      { numRuns: 3000, seed: 13 },
+    );
+    // The search finds real collisions: the property is not vacuous.
+    expect(twins).toBeGreaterThan(20);
+  });
+
+  it('pairs of generated domains: the accepted forms of distinct domains are disjoint, and every form of b is refused for {a}', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.oneof(shapedDomain, domain), { minLength: 2, maxLength: 8 }), (domains) => {
+        const owner = new Map<string, string>();
+        for (const d of domains) {
+          for (const { prefix } of prefixForms(d)) {
+            const other = owner.get(prefix);
+            expect(other === undefined || other === d, `${prefix}: ${other} and ${d}`).toBe(true);
+            owner.set(prefix, d);
+          }
+        }
+        const [a, ...others] = domains as [string, ...string[]];
+        const forA = createVerifier({ publishers: [a] });
+        for (const b of others) for (const { prefix } of allPrefixForms(b)) if (!allPrefixForms(a).some((f) => f.prefix === prefix)) expect(forA.verify(origin(prefix)).allowed).toBe(false);
+      }),
+      { numRuns: 800, seed: 14 },
+    );
+  });
+
+  it('a wildcard rule allows a prefix only when every domain with it is under the rule', () => {
+    fc.assert(
+      fc.property(fc.oneof(shapedDomain, domain), fc.constantFrom('example.org', 'example.com', 'de.pub', 'org.fun'), (b, base) => {
+        let verifier: Verifier;
+        try {
+          verifier = createVerifier({ publishers: [`*.${base}`] });
+        } catch {
+          return;
+        }
+        const under = (d: string) => d === base || d.endsWith(`.${base}`);
+        for (const { prefix } of allPrefixForms(b)) {
+          if (verifier.verify(origin(prefix)).allowed) {
+            expect(under(b) || twinsOf(prefix).every(under), `${prefix} of ${b} allowed by *.${base}`).toBe(true);
+            expect(twinsOf(prefix).filter((d) => allPrefixForms(d).some((f) => f.prefix === prefix)).every(under)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 1500, seed: 15 },
+    );
   });
 });

@@ -5,6 +5,7 @@
 // @ampproject/toolbox-cache-url itself, the composition of prefixForms, and
 // the allow-set's lookup against origins that only resemble cache origins.
 import { createRequire } from 'node:module';
+import { domainToASCII } from 'node:url';
 import {
   AmpCorsError,
   amppackagerPrefix,
@@ -22,6 +23,7 @@ import {
   toolboxPrefix,
   unicodeDomain,
 } from '@ampcors/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorOf } from './ampcors-error.js';
 
@@ -249,12 +251,12 @@ describe('parsePublisherRules: refusals name the rule', () => {
     ['not an array', 'example.com', 'invalid-option', /^publishers must be an array of domains$/],
     ['a number', [42], 'invalid-domain', /^publishers: 42 is not a string$/],
     ['an invalid domain', ['exa mple.com'], 'invalid-domain', /^publishers: Invalid domain "exa mple\.com": label "exa mple"/],
-    ['an invalid wildcard base', ['*.-a.com'], 'invalid-domain', /^publishers: Invalid domain "-a\.com"/],
-    ['a public suffix', ['co.uk'], 'public-suffix-rule', /^publishers: co\.uk is a public suffix; a rule may not cover every domain under it$/],
-    ['a wildcard public suffix', ['*.github.io'], 'public-suffix-rule', /^publishers: \*\.github\.io is a public suffix/],
-    ['a cache domain', ['cdn.ampproject.org'], 'publisher-covers-cache', /^publishers: cdn\.ampproject\.org covers the Google AMP Cache domain cdn\.ampproject\.org$/],
+    ['an invalid wildcard base', ['*.-a.com'], 'invalid-domain', /^publishers: "\*\.-a\.com": Invalid domain "-a\.com"/],
+    ['a public suffix', ['co.uk'], 'public-suffix-rule', /^publishers: "co\.uk" is a public suffix \(Public Suffix List, ICANN section\), not a publisher's domain; a rule may not cover every domain under it$/],
+    ['a wildcard public suffix', ['*.github.io'], 'public-suffix-rule', /^publishers: "\*\.github\.io" would trust every domain under the public suffix github\.io/],
+    ['a cache domain', ['cdn.ampproject.org'], 'publisher-covers-cache', /^publishers: "cdn\.ampproject\.org" covers the Google AMP Cache domain cdn\.ampproject\.org, /],
     ['a wildcard on a cache domain', ['*.cdn.ampproject.org'], 'publisher-covers-cache', /covers the Google AMP Cache domain/],
-    ['a domain under a cache', ['a.www.bing-amp.com'], 'publisher-covers-cache', /covers the Bing AMP Cache domain www\.bing-amp\.com$/],
+    ['a domain under a cache', ['a.www.bing-amp.com'], 'publisher-covers-cache', /covers the Bing AMP Cache domain www\.bing-amp\.com, /],
     ['a wildcard above a cache', ['*.bing-amp.com'], 'publisher-covers-cache', /covers the Bing AMP Cache domain/],
   ];
   it.each(cases)('%s', (_, publishers, code, message) => {
@@ -269,5 +271,72 @@ describe('parsePublisherRules: refusals name the rule', () => {
     const rules = parsePublisherRules(['Example.COM', '*.Example.org', 'bücher.de'], CACHES);
     expect(rules.exact).toEqual(new Set(['example.com', 'xn--bcher-kva.de']));
     expect(rules.wildcard).toEqual(new Set(['example.org']));
+  });
+});
+
+// canonicalDomain is the host a browser makes (SPEC §6, issue 13), checked
+// against Node's url.domainToASCII (ICU's UTS #46, as the WHATWG URL host
+// parser applies it) as the oracle. Core refuses more than browsers (LDH
+// labels only, U-labels without punctuation or "--" in positions 3–4): a
+// refusal is always allowed; an answer must be the oracle's.
+describe('canonicalDomain is the browser\'s host', () => {
+  // Node 20's ICU implements an older UTS #46, where U+1E9E (ẞ) maps to "ss";
+  // since UTS #46 15.1 (tr46 v6, current browsers' URL standard) it maps to ß.
+  // The class is exactly "input containing U+1E9E": there the oracle is asked about ß.
+  const oracle = (domain: string) => domainToASCII(domain.replaceAll('\u1e9e', 'ß')).replace(/\.$/, '');
+  const PIECES = ['a', 'z', 'A', 'Z', '0', '9', '-', '--', '.', 'xn--', 'ß', 'ς', 'Σ', '\u200d', '\u200c', '❤', '\ufe0f', '😊', '⚡', 'ü', 'u\u0308', '\u0301', 'ｅ', 'Ａ', '０', '．', '。', 'ש', 'ל', 'ب', '٣', '۳', 'ẞ', 'İ', 'ı', 'Ϋ́', 'ा', 'क', '्', '\u00ad', 'ǅ', 'ﬃ', 'ⅽ', '℃', '_', 'é', 'ё', '中', '\u2060', '\u0600'];
+  const TLDS = ['com', 'de', 'рф', 'xn--p1ai', 'COM', 'ישראל', 'みんな'];
+  const host = fc
+    .tuple(fc.array(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 }).map((a) => a.join('')), { minLength: 1, maxLength: 3 }), fc.constantFrom(...TLDS), fc.boolean())
+    .map(([labels, tld, dot]) => `${labels.join('.')}.${tld}${dot ? '.' : ''}`);
+
+  it('equals Node\'s url.domainToASCII (one trailing dot removed) or refuses with invalid-domain', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(host, (domain) => {
+        let ours: string;
+        try {
+          ours = canonicalDomain(domain);
+        } catch {
+          expect(errorOf(() => canonicalDomain(domain)).code).toBe('invalid-domain');
+          return;
+        }
+        accepted++;
+        expect(ours, JSON.stringify(domain)).toBe(oracle(domain));
+      }),
+      { numRuns: 20_000, seed: 46 },
+    );
+    expect(accepted).toBeGreaterThan(2_000);
+  });
+
+  it.each([
+    ['❤️.com', 'xn--qei.com'], // the variation selector is ignored
+    ['STRAẞE.DE', 'xn--strae-oqa.de'], // ẞ → ß, kept (non-transitional)
+    ['Ϋ́.GR', 'xn--lxa.gr'], // lowercase before NFC
+    ['faß.de', 'xn--fa-hia.de'],
+    ['ΣΑΣ.gr', 'xn--mxa9ab.gr'], // Σ maps to σ, never to the final ς
+    ['a\u2060b.com', 'ab.com'], // the word joiner is ignored
+    ['ｅｘａｍｐｌｅ.com', 'example.com'], // full-width forms mapped
+    ['XN--57HW060O.COM', 'xn--57hw060o.com'],
+    ['نامه\u200cای.com', 'xn--mgba3gch31f060k.com'], // ZWNJ in its Persian context
+  ])('%s → %s, as browsers', (input, expected) => {
+    expect(canonicalDomain(input)).toBe(expected);
+    expect(oracle(input)).toBe(expected);
+  });
+
+  it.each([
+    ['a label starting with a combining mark', '\u0301a.com', /starts with a combining mark$/],
+    ['a Bidi rule violation', 'aשלום.com', /breaks the Bidi rule/],
+    ['a ZWNJ out of context', 'a\u200cb.com', /CONTEXTJ/],
+    ['an A-label of uppercase text (UTS #46 would map it)', 'xn--wca.com', /"xn--wca" is not valid punycode of a valid label$/],
+    ['an A-label of decomposed text (not NFC)', 'xn--u-ccb.com', /"xn--u-ccb" is not valid punycode of a valid label$/],
+    ['an A-label of full-width letters', 'xn--mi7chab1aes7c.com', /is not valid punycode of a valid label$/],
+    ['a name ending in a hex number', 'example.0x1f', /ends in a number/],
+    ['a disallowed code point', 'a\ue000b.com', /UTS #46 disallows/],
+  ])('refuses %s, as browsers do', (_, input, message) => {
+    const error = errorOf(() => canonicalDomain(input));
+    expect(error.code).toBe('invalid-domain');
+    expect(error.message).toMatch(message);
+    expect(domainToASCII(input)).toBe('');
   });
 });

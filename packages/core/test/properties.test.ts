@@ -3,7 +3,24 @@
 // ever allowed, in any prefix form, on any cache.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AmpCorsError, CACHES, cacheOrigin, canonicalDomain, createVerifier, domainPrefix, prefixClaimants, prefixForms, reverseOrigin, unicodeDomain } from '../src/index.js';
+import {
+  allPrefixForms,
+  AmpCorsError,
+  amppackagerPrefix,
+  basicPrefix,
+  CACHES,
+  cacheOrigin,
+  canonicalDomain,
+  createVerifier,
+  domainPrefix,
+  prefixClaimants,
+  prefixForms,
+  readableFormsOf,
+  readablePrefixForms,
+  reverseOrigin,
+  toolboxPrefix,
+  unicodeDomain,
+} from '../src/index.js';
 import { publisherDomain } from './arbitraries.js';
 
 describe('round trip (SPEC §4)', () => {
@@ -165,5 +182,58 @@ describe('A-labels browsers refuse', () => {
     }
     expect(canonicalDomain('Ü.com')).toBe(canonicalDomain('ü.com'));
     expect(() => new URL(`https://${canonicalDomain('ü.com')}/`)).not.toThrow();
+  });
+});
+
+describe('each rule once: the twins agree', () => {
+  // readablePrefixForms has a plain-domain fast path (the allow-set's build
+  // path: string replacements, no punycode) that restates basicPrefix,
+  // toolboxPrefix and amppackagerPrefix: it must give what they give.
+  const plainLabel = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,20}[a-z0-9])?$/);
+  const plain = fc
+    .tuple(fc.array(fc.oneof(plainLabel, fc.constantFrom('en-us', 'ab--cd', 'a--b', 'xn-a', 'xnab--c', 'x', 'a'.repeat(63))), { minLength: 0, maxLength: 4 }), fc.constantFrom('com', 'co.uk', 'ab--cd', 'de'))
+    .map(([labels, tld]) => [...labels, tld].join('.'))
+    .filter((domain) => {
+      try {
+        return canonicalDomain(domain) === domain;
+      } catch {
+        return false;
+      }
+    });
+
+  it('readable forms: the plain fast path agrees with the algorithms', () => {
+    fc.assert(
+      fc.property(fc.oneof(plain, publisherDomain), (domain) => {
+        expect(readablePrefixForms(domain)).toEqual(readableFormsOf(domain));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('readable forms are the dashed forms of allPrefixForms, with the forms the algorithms give', () => {
+    fc.assert(
+      fc.property(fc.oneof(plain, publisherDomain), (domain) => {
+        const all = allPrefixForms(domain);
+        const readable = readablePrefixForms(domain);
+        expect(readable.map((f) => f.prefix)).toEqual(all.filter((f) => f.prefix.includes('-')).map((f) => f.prefix));
+        const computed = new Set([basicPrefix(domain), toolboxPrefix(domain), toolboxPrefix(unicodeDomain(domain)), amppackagerPrefix(domain)]);
+        for (const { prefix } of readable) expect(computed.has(prefix)).toBe(true);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('the allow-set\'s claimant fast path: a domain without "xn-" has no other claimant for any of its forms', () => {
+    fc.assert(
+      fc.property(fc.oneof(plain, publisherDomain), (domain) => {
+        for (const { prefix } of readablePrefixForms(domain)) {
+          const others = prefixClaimants(prefix).filter((c) => c.publisherDomain !== domain);
+          if (!domain.includes('xn-')) expect(others).toEqual([]);
+          // A domain that could exist (two labels, a top-level domain of letters or an A-label) claims its own forms.
+          if (/\.(?:[a-z]+|xn--[a-z0-9-]+)$/.test(domain)) expect(prefixClaimants(prefix).map((c) => c.publisherDomain)).toContain(domain);
+        }
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

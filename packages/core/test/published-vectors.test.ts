@@ -9,7 +9,9 @@ import { toASCII, toUnicode } from 'punycode/punycode.es6.js';
 import vectors from './fixtures/amp-published.json' with { type: 'json' };
 import {
   AmpCorsError,
+  amppackagerPrefix,
   basicPrefix,
+  canonicalDomain,
   cacheOrigin,
   cacheUrl,
   CACHES,
@@ -221,5 +223,42 @@ describe('toolbox-cors verdict vectors, at the verifier level', () => {
   });
   it('bundled caches match the registry snapshot', () => {
     expect(CACHES.map((c) => c.cacheDomain)).toEqual(['cdn.ampproject.org', 'www.bing-amp.com']);
+  });
+});
+
+// amppackager's 13 test vectors for ToCacheURLSubdomain
+// (transformer/internal/amphtml/urls_test.go, github.com/ampproject/amppackager),
+// as data. amppackagerPrefix takes the canonical domain; a hash is of the
+// input as given, which for these inputs is their canonical form except the
+// uppercase one (readable) and faß.de (transitional: the one class ampcors
+// does not follow, SPEC §6).
+describe('amppackager vectors (ToCacheURLSubdomain)', () => {
+  const AMPPACKAGER: Array<[input: string, expected: string]> = [
+    ['example.com', 'example-com'],
+    ['ExAMpLE.Com', 'example-com'],
+    ['toplevelnohyphens', 'qsgpfjzulvuaxb66z77vlhb5gu2irvcnyp6t67cz6tqo5ae6fysa'],
+    ['itwasadarkandstormynight.therainfellintorrents.exceptatoccasionalintervalswhenitwascheckedby.aviolentgustofwindwhichsweptupthestreets.com', 'dgz4cnrxufaulnwku4ow5biptyqnenjievjht56hd7wqinbdbteq'],
+    ['xn--bcher-kva.ch', 'xn--bcher-ch-65a'],
+    ['xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c', 'xn-------i5fvcbaopc6fkc0de0d9jybegt6cd'],
+    ['hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c', 'a6h5moukddengbsjm77rvbosevwuduec2blkjva4223o4bgafgla'],
+    ['xn--xgb49a.xn--xgb6g', 'asdk26k2mfqxgc6cdx3oh3vlnx42rqwn6uvsuqrufnx622tguq6q'],
+    ['xn--xgb49a.xn--xgb49a', 'xn----lncb27eca'],
+    ['in--trouble.com', 'r5s7rxu53tjelpr7ngbxkxpirbrylvbwcuueckh7gmn5mim5cjna'],
+    ['in-trouble.com', '0-in--trouble-com-0'],
+    ['a--problem.com', '0-a----problem-com-0'],
+  ];
+  it.each(AMPPACKAGER)('%s → %s', (input, expected) => {
+    const domain = canonicalDomain(input);
+    expect(amppackagerPrefix(domain)).toBe(expected);
+    // Whatever the domain's other forms, the verifier accepts amppackager's unless another domain claims it.
+    if (domain.includes('.') && prefixForms(domain).some((f) => f.prefix === expected)) {
+      expect(createVerifier({ publishers: [domain] }).verify(`https://${expected}.cdn.ampproject.org`).allowed).toBe(true);
+    }
+  });
+  it('faß.de → fass-de with transitional mapping: not followed, fass-de is fass.de\'s prefix', () => {
+    const domain = canonicalDomain('faß.de');
+    expect(amppackagerPrefix(domain)).not.toBe('fass-de');
+    expect(prefixForms(domain).map((f) => f.prefix)).not.toContain('fass-de');
+    expect(prefixForms('fass.de').map((f) => f.prefix)).toContain('fass-de');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AmpCorsError, cacheOrigin, createVerifier, fallbackPrefix, type AmpCache } from '../src/index.js';
+import { AmpCorsError, buildAllowSet, cacheOrigin, createVerifier, fallbackPrefix, MAX_CACHES, reverseOrigin, type AmpCache } from '../src/index.js';
 
 const LONG = `${'long-publisher-domain-name'.repeat(2)}.example.net`; // hashed prefix
 const verifier = createVerifier({ publishers: ['example.com', 'www.example.com', '*.example.org', LONG] });
@@ -184,5 +184,79 @@ describe('shared verdicts', () => {
     expect(publisher).toEqual({ allowed: true, origin: 'https://example.com', via: 'publisher', reason: 'publisher-origin', publisherDomain: 'example.com' });
     expect(Object.isFrozen(publisher)).toBe(true);
     expect(verifier.verify('https://example.com')).toBe(publisher);
+  });
+});
+
+// Issue 14 item 6: a hostile caches.json of thousands of entries must not
+// make each request slower (caches are found in a map by cache domain, by
+// walking the host's dots) nor the build quadratic. Ratios measured in one
+// run, with generous bounds: a linear scan over 8,000 caches costs hundreds
+// of times more than over 2, a quadratic build 16× more for 4× the caches.
+describe('cost independent of the number of caches (issue 14 item 6)', () => {
+  const cachesOf = (n: number): readonly AmpCache[] =>
+    Object.freeze(Array.from({ length: n }, (_, i) => Object.freeze({ id: `c${i}`, name: `C${i}`, cacheDomain: `amp${i}.cache${i % 7}.example` })));
+  /** Median time of `rounds` runs of `fn`, in ms. */
+  const median = (rounds: number, fn: () => void): number => {
+    const times: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const start = performance.now();
+      fn();
+      times.push(performance.now() - start);
+    }
+    return times.sort((a, b) => a - b)[Math.floor(rounds / 2)] as number;
+  };
+  const domains = Array.from({ length: 3000 }, (_, i) => `shop${i}.example.com`);
+
+  it('allow-set lookups and reverseOrigin cost about the same with 8,000 caches as with 2', () => {
+    const few = cachesOf(2);
+    const many = cachesOf(8000);
+    const last = (caches: readonly AmpCache[]) => (caches[caches.length - 1] as AmpCache).cacheDomain;
+    const setFew = buildAllowSet(domains, few);
+    const setMany = buildAllowSet(domains, many);
+    // Distinct origins on the last cache listed (a linear scan's worst case), so the recent-origin memo does not answer.
+    let round = 0;
+    const lookups = (set: typeof setFew, caches: readonly AmpCache[]) => () => {
+      round++;
+      for (let i = 0; i < 500; i++) {
+        if (set.get(`https://shop${(i + round * 500) % 3000}-example-com.${last(caches)}`) === undefined) throw new Error('not allowed');
+        set.get(`https://denied${i}-example-com.${last(caches)}`);
+      }
+    };
+    lookups(setFew, few)();
+    lookups(setMany, many)();
+    const lookupRatio = median(9, lookups(setMany, many)) / median(9, lookups(setFew, few));
+    expect(lookupRatio).toBeLessThan(3);
+    const reverses = (caches: readonly AmpCache[]) => () => {
+      for (let i = 0; i < 300; i++) if (!reverseOrigin(`https://a${i}-example-com.${last(caches)}`, { caches }).ok) throw new Error('not reversed');
+    };
+    reverses(few)();
+    reverses(many)();
+    const reverseRatio = median(9, reverses(many)) / median(9, reverses(few));
+    expect(reverseRatio).toBeLessThan(3);
+  });
+
+  it('a verifier with the most caches validateCaches accepts verifies as fast as with 2', () => {
+    const few = createVerifier({ publishers: ['*.example.org', 'example.com'], caches: cachesOf(2) });
+    const most = cachesOf(MAX_CACHES);
+    const many = createVerifier({ publishers: ['*.example.org', 'example.com'], caches: most });
+    const last = (most[most.length - 1] as AmpCache).cacheDomain;
+    const run = (v: typeof few, cacheDomain: string) => () => {
+      for (let i = 0; i < 300; i++) {
+        if (!v.verify(`https://w${i}-example-org.${cacheDomain}`).allowed) throw new Error('wildcard not allowed');
+        v.verify(`https://w${i}-example-net.${cacheDomain}`);
+      }
+    };
+    run(few, 'amp1.cache1.example')();
+    run(many, last)();
+    expect(median(9, run(many, last)) / median(9, run(few, 'amp1.cache1.example'))).toBeLessThan(3);
+  });
+
+  it('building is not quadratic in the number of caches', () => {
+    const small = cachesOf(2000);
+    const large = cachesOf(8000);
+    buildAllowSet(['example.com'], small);
+    const ratio = median(5, () => buildAllowSet(['example.com'], Object.freeze([...large]))) / median(5, () => buildAllowSet(['example.com'], Object.freeze([...small])));
+    // Linear: about 4×; quadratic: about 16×.
+    expect(ratio).toBeLessThan(8);
   });
 });
