@@ -1,15 +1,17 @@
 /**
  * The demo publisher API (`npm run demo`): Express with the `@ampcors/express`
  * middleware, trusting an embedded list of publisher domains, and the
- * playground page (cache URL calculator, origin trace, verdict) at its root,
- * opened on the demo's own domain list. It prints ready-to-paste curl lines
- * at start and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+ * playground page (why an origin is blocked, origin trace, cache URLs) at its
+ * root, with the demo's own domain list as its default. It prints
+ * ready-to-paste curl lines at start, says in one line what to do when PORT
+ * or HOST cannot be used, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  */
 import { createServer } from 'node:http';
 import express from 'express';
 import { cacheOrigin } from '@ampcors/core';
 import { ampCors, ampRedirectTo } from '@ampcors/express';
-import { playgroundDir } from 'playground';
+import { playgroundDir, playgroundHtml } from 'playground';
+import { listenProblem, parsePort } from './listen-problem.js';
 import { tryItLines } from './try-it.js';
 
 /** The publisher domains this API trusts, on their own origins and on every AMP cache. */
@@ -35,8 +37,13 @@ app.get('/health', (_req, res) => {
   res.json({ status: 'ok', runtime: `node ${process.version}`, subscriptions });
 });
 
-// The playground, a static page running @ampcors/core in the browser (same origin: no CORS needed).
-app.use(express.static(playgroundDir, { index: 'index.html' }));
+// The playground, a static page running @ampcors/core in the browser (same origin: no CORS needed),
+// opened on this API's own publisher list unless its link says otherwise.
+const page = playgroundHtml({ publishers: PUBLISHERS, check: cacheOrigin(PUBLISHERS[3] as string) });
+app.get(['/', '/index.html'], (_req, res) => {
+  res.type('html').send(page);
+});
+app.use(express.static(playgroundDir, { index: false }));
 
 app.use('/api', ampCors({ publishers: PUBLISHERS }));
 
@@ -63,9 +70,21 @@ function playgroundLink(base: string): string {
   return `${base}/#${state.toString()}`;
 }
 
-const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
+const port = parsePort(process.env.PORT);
+if (typeof port === 'string') {
+  console.error(port);
+  process.exit(1);
+}
 const server = createServer(app);
+
+// A port in use (or a HOST that cannot be bound) is one line that says what to set, not a stack trace.
+server.once('error', (error: NodeJS.ErrnoException) => {
+  void listenProblem(error, port, host).then((line) => {
+    console.error(line);
+    process.exit(1);
+  });
+});
 
 server.listen(port, host, () => {
   const address = server.address();
