@@ -18,12 +18,14 @@ const SPACE = 0x20;
  * request is denied rather than guessed.
  *
  * One pass over the query, linear in the URL's length whatever its shape
- * (issue #14: a scan per pair was quadratic); a URL without `?` costs one
- * native search.
+ * (issue #14: a scan per pair was quadratic); a URL without `?`, or whose
+ * query holds neither the name nor a `%`, costs native searches only.
  */
 export function sourceOriginOfUrl(url: string): string | null {
   const query = url.indexOf('?');
   if (query < 0) return null;
+  // Native searches first: without the name or an escape after '?', no pair can spell it.
+  if (!url.includes(SOURCE_PARAM, query) && !url.includes('%', query)) return null;
   let end = url.indexOf('#', query + 1);
   if (end < 0) end = url.length;
   let raw: string[] | null = null;
