@@ -4,13 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-// @ts-expect-error plain JavaScript without declarations (it runs before anything is installed)
-import { demoPackages, demoWork, INSTALL_STAMP } from '../scripts/freshness.mjs';
-
-interface Work {
-  install: string | undefined;
-  builds: Array<{ name: string; why: string }>;
-}
+import { demoPackages, type DemoWork, demoWork, INSTALL_STAMP } from '../scripts/freshness.mjs';
 
 const T0 = new Date('2026-01-01T00:00:00Z').getTime();
 let root: string;
@@ -29,8 +23,8 @@ function at(path: string, minutes: number): void {
 }
 
 const json = (value: unknown) => JSON.stringify(value);
-const work = (): Work => demoWork(root, join(root, 'examples', 'demo')) as Work;
-const built = (w: Work) => w.builds.map((b) => b.name);
+const work = (): DemoWork => demoWork(root, join(root, 'examples', 'demo'));
+const built = (w: DemoWork) => w.builds.map((b) => b.name);
 
 // Sources at minute 0, the install at 1, builds at 2.
 beforeEach(() => {
@@ -64,7 +58,7 @@ afterEach(() => {
 
 describe('what npm run demo must do first', () => {
   it("finds the demo's workspace packages, each after its dependencies", () => {
-    expect(demoPackages(root, join(root, 'examples', 'demo')).map((p: { json: { name: string } }) => p.json.name)).toEqual(['core', 'page']);
+    expect(demoPackages(root, join(root, 'examples', 'demo')).map((p) => p.json.name)).toEqual(['core', 'page']);
   });
 
   it('nothing, when everything was installed and built after the last change (tests and unused packages do not count)', () => {
