@@ -234,14 +234,39 @@ export function matchesPublisher(domain: string, rules: PublisherRules): boolean
   return wildcardBaseOf(domain, rules) !== undefined;
 }
 
-/** The wildcard base covering `domain`, if any. */
+/** Length of the longest base of each wildcard set, computed once per set. */
+const longestBaseOf = new WeakMap<ReadonlySet<string>, number>();
+
+function longestBase(wildcard: ReadonlySet<string>): number {
+  let longest = longestBaseOf.get(wildcard);
+  if (longest === undefined) {
+    longest = 0;
+    for (const base of wildcard) longest = Math.max(longest, base.length);
+    longestBaseOf.set(wildcard, longest);
+  }
+  return longest;
+}
+
+/**
+ * The wildcard base covering `domain`, if any. Only the suffixes no longer
+ * than the longest base are looked up, so a hostile 253-octet host of
+ * one-letter labels costs no more than a normal one.
+ */
 export function wildcardBaseOf(domain: string, rules: PublisherRules): string | undefined {
   if (rules.wildcard.size === 0) return undefined;
-  let candidate = domain;
-  for (;;) {
-    if (rules.wildcard.has(candidate)) return candidate;
-    const dot = candidate.indexOf('.');
+  const reach = domain.length - longestBase(rules.wildcard);
+  let start = 0;
+  if (reach > 0) {
+    // The first label boundary from which the rest fits in the longest base.
+    const dot = domain.indexOf('.', reach - 1);
     if (dot < 0) return undefined;
-    candidate = candidate.slice(dot + 1);
+    start = dot + 1;
+  }
+  for (;;) {
+    const candidate = start === 0 ? domain : domain.slice(start);
+    if (rules.wildcard.has(candidate)) return candidate;
+    const dot = domain.indexOf('.', start);
+    if (dot < 0) return undefined;
+    start = dot + 1;
   }
 }

@@ -1,7 +1,8 @@
 // Publisher rules (SPEC §5 "an allow rule never covers a public suffix, nor has
 // one at or below its base"; issue 14 item 2; issue 15 "errors that teach").
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AmpCache, AmpCorsError, CACHES, createVerifier, matchesPublisher, parsePublisherRules } from '../src/index.js';
+import { type AmpCache, AmpCorsError, CACHES, createVerifier, matchesPublisher, parsePublisherRules, wildcardBaseOf } from '../src/index.js';
 
 /** The AmpCorsError that parsing `publishers` throws. */
 function refusal(publishers: readonly unknown[], caches: readonly AmpCache[] = CACHES): AmpCorsError {
@@ -148,5 +149,34 @@ describe('errors that teach (issue 15)', () => {
     const message = refusal([long]).message;
     expect(message.length).toBeLessThan(400);
     expect(message).not.toContain('\u001b');
+  });
+});
+
+describe('wildcardBaseOf looks up only the suffixes that can be a base', () => {
+  // The plain walk over every suffix: the definition the bounded walk must keep.
+  const everySuffix = (domain: string, wildcard: ReadonlySet<string>): string | undefined => {
+    for (let candidate = domain; ; candidate = candidate.slice(candidate.indexOf('.') + 1)) {
+      if (wildcard.has(candidate)) return candidate;
+      if (!candidate.includes('.')) return undefined;
+    }
+  };
+  const domain = fc.array(fc.stringMatching(/^[a-c]{1,3}$/), { minLength: 1, maxLength: 8 }).map((labels) => labels.join('.'));
+
+  it('finds the same base as a walk over every suffix, for any host and any bases', () => {
+    fc.assert(
+      fc.property(domain, fc.array(domain, { maxLength: 5 }), (host, bases) => {
+        const wildcard = new Set(bases);
+        const expected = wildcard.size === 0 ? undefined : everySuffix(host, wildcard);
+        expect(wildcardBaseOf(host, { exact: new Set(), wildcard })).toBe(expected);
+      }),
+      { numRuns: 5000, seed: 1414 },
+    );
+  });
+
+  it('finds a base at the far end of a 253-octet host of one-letter labels', () => {
+    const rules = parsePublisherRules(['*.example.org'], CACHES);
+    const host = `${'a.'.repeat(120)}example.org`;
+    expect(wildcardBaseOf(host, rules)).toBe('example.org');
+    expect(wildcardBaseOf(`${'a.'.repeat(120)}example.com`, rules)).toBeUndefined();
   });
 });
