@@ -22,7 +22,7 @@ export const DENY_FIXES: Readonly<Record<DenyReason, string>> = Object.freeze({
   'not-canonical':
     'Browsers send the host in lowercase and in punycode (xn--…), without a default port or trailing dot: use the origin exactly as the browser\'s Network panel shows it.',
   'insecure-scheme':
-    'AMP cache pages and your default origins are https only: load the page over https, or list this http origin in the verifier\'s origins option (for local development).',
+    'AMP caches serve only over https, and by default so do your own origins: load the page over https; a local http development origin must be listed exactly in the verifier\'s origins option.',
   'non-default-port':
     'Only the default port is trusted by default: add the exact origin with its port (e.g. https://example.com:8443) to the verifier\'s origins option; cache origins never use another port.',
   'unknown-origin':
