@@ -1,7 +1,7 @@
 import { cacheIndexOf } from './cache-origin.js';
 import type { AmpCache } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
-import { allPrefixForms, isHashedPrefix, type PrefixForm } from './domain-prefix.js';
+import { hashedPrefixForms, isHashedPrefix, type PrefixForm } from './domain-prefix.js';
 import { acceptedReadableForms } from './prefix-forms.js';
 
 /** What the allow-set knows of one accepted cache origin. */
@@ -111,8 +111,8 @@ export function buildOriginTable<T>(
     if (hashes) return hashes;
     hashes = new Map();
     for (let i = 0; i < publisherDomains.length; i++) {
-      for (const { prefix, form } of allPrefixForms(publisherDomains[i] as string)) {
-        if (isHashedPrefix(prefix) && !hashes.has(prefix)) hashes.set(prefix, i * FORM_SLOTS + FORM_CODE[form]);
+      for (const { prefix, form } of hashedPrefixForms(publisherDomains[i] as string)) {
+        if (!hashes.has(prefix)) hashes.set(prefix, i * FORM_SLOTS + FORM_CODE[form]);
       }
     }
     return hashes;

@@ -243,24 +243,25 @@ export interface PrefixFormEntry {
  * below is the allow-set's build path.
  */
 export function readablePrefixForms(ascii: string): PrefixFormEntry[] {
+  if (!isPlainDomain(ascii)) return readableFormsOf(ascii);
+  // Twin of basicPrefix, toolboxForm and amppackagerForm for a plain domain
+  // (no punycode, no hashing): keep in step. The property test "readable
+  // forms: the plain fast path agrees with the algorithms" checks it.
+  const label = ascii.replaceAll('-', '--').replaceAll('.', '-');
+  const wrap = label.charCodeAt(2) === 45 && label.charCodeAt(3) === 45;
+  const wrapped = wrap ? `0-${label}-0` : label;
+  // The guide: wrap on positions 3–4, hash past 63 octets.
+  const spec = wrapped.length <= MAX_LABEL_LENGTH && wrapped.includes('-') ? wrapped : undefined;
+  // toolbox: hashes a host with `--` at 3–4, over 63 octets or without a dot; wraps on the final label.
+  const toolboxBasic = !(ascii.charCodeAt(2) === 45 && ascii.charCodeAt(3) === 45) && ascii.length <= MAX_LABEL_LENGTH && label.length <= MAX_LABEL_LENGTH && ascii.includes('.');
+  const toolbox = toolboxBasic ? wrapped : undefined;
+  // amppackager adds nothing here: on a plain domain it gives the guide's
+  // prefix (bytes are code points, its 63-octet check and wrap are the
+  // guide's), or the hash when a label has `--` at 3–4.
   const forms: PrefixFormEntry[] = [];
-  const add = (prefix: string | undefined, form: ReadableForm): void => {
-    if (prefix !== undefined && !isHashedPrefix(prefix) && !forms.some((entry) => entry.prefix === prefix)) forms.push({ prefix, form });
-  };
-  if (isPlainDomain(ascii)) {
-    // Twin of basicPrefix, toolboxForm and amppackagerForm for a plain
-    // domain (no punycode, no hashing): keep in step. The property test
-    // "readable forms: the plain fast path agrees" checks it.
-    const label = ascii.replaceAll('-', '--').replaceAll('.', '-');
-    const wrapped = hyphensAtBytes3And4(label) ? `0-${label}-0` : label;
-    add(wrapped.length <= MAX_LABEL_LENGTH ? wrapped : undefined, 'spec');
-    const toolboxBasic = !toolboxHyphensAt3And4(ascii) && ascii.length <= MAX_LABEL_LENGTH && ascii.includes('.') && label.length <= MAX_LABEL_LENGTH;
-    add(toolboxBasic ? (toolboxHyphensAt3And4(label) ? `0-${label}-0` : label) : undefined, 'toolbox');
-    const goHashes = ascii.split('.').some(goHyphenRule) || !wrapped.includes('-');
-    add(goHashes || wrapped.length > MAX_LABEL_LENGTH ? undefined : wrapped, 'amppackager');
-    return forms;
-  }
-  return readableFormsOf(ascii);
+  if (spec !== undefined) forms.push({ prefix: spec, form: 'spec' });
+  if (toolbox !== undefined && toolbox !== spec) forms.push({ prefix: toolbox, form: 'toolbox' });
+  return forms;
 }
 
 /** {@link readablePrefixForms} by the algorithms themselves (also the reference the fast path is tested against). */
@@ -281,6 +282,27 @@ export function readableFormsOf(ascii: string): PrefixFormEntry[] {
 /** A canonical plain-ASCII domain: no `xn--` label and no label starting `xn-` (whose joined label would start `xn--`). */
 function isPlainDomain(ascii: string): boolean {
   return !ascii.includes('xn-');
+}
+
+/**
+ * The dash-free prefixes of a canonical domain (SPEC §4 step 2: read as
+ * hashes), as {@link allPrefixForms} lists them: the SHA-256 hash of the
+ * ASCII and of the Unicode form, each named after the first algorithm that
+ * falls back to it, and the guide's dash-free prefix of a one-label name.
+ * The allow-set's hashed table, made on first need: one SHA-256 per plain
+ * domain, no punycode.
+ */
+export function hashedPrefixForms(ascii: string): PrefixFormEntry[] {
+  const unicode = unicodeDomain(ascii);
+  const basic = basicPrefix(ascii);
+  const specHashed = basic.length > MAX_LABEL_LENGTH;
+  const forms: PrefixFormEntry[] = [];
+  if (!specHashed && isHashedPrefix(basic)) forms.push({ prefix: basic, form: 'spec' });
+  const hashForm: PrefixForm = specHashed ? 'spec' : toolboxForm(ascii, false).hashed ? 'toolbox' : amppackagerForm(ascii, false).hashed ? 'amppackager' : 'hash-ascii';
+  const hashAscii = fallbackPrefix(ascii);
+  if (hashAscii !== basic) forms.push({ prefix: hashAscii, form: hashForm });
+  if (unicode !== ascii) forms.push({ prefix: fallbackPrefix(unicode), form: toolboxForm(unicode, false).hashed ? 'toolbox' : 'hash-unicode' });
+  return forms;
 }
 
 /**

@@ -27,6 +27,7 @@ export {
   domainPrefix,
   fallbackPrefix,
   HASHED_PREFIX_LENGTH,
+  hashedPrefixForms,
   isHashedPrefix,
   type PrefixForm,
   type PrefixFormEntry,

@@ -23,7 +23,8 @@ export function otherClaimants(domain: string, prefix: string): string[] {
  * a plain domain.
  */
 export function acceptedReadableForms(domain: string, covered: (domain: string) => boolean): PrefixFormEntry[] {
-  return readablePrefixForms(domain).filter(({ prefix }) => otherClaimants(domain, prefix).every(covered));
+  const forms = readablePrefixForms(domain);
+  return domain.includes('xn-') ? forms.filter(({ prefix }) => otherClaimants(domain, prefix).every(covered)) : forms;
 }
 
 /**

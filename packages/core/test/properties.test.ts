@@ -13,6 +13,7 @@ import {
   canonicalDomain,
   createVerifier,
   domainPrefix,
+  hashedPrefixForms,
   prefixClaimants,
   prefixForms,
   readableFormsOf,
@@ -235,5 +236,19 @@ describe('each rule once: the twins agree', () => {
       }),
       { numRuns: 1500 },
     );
+  });
+});
+
+describe('each rule once: the hashed forms', () => {
+  it('hashedPrefixForms lists the dash-free forms of allPrefixForms, same names, same order', () => {
+    fc.assert(
+      fc.property(publisherDomain, (domain) => {
+        expect(hashedPrefixForms(domain)).toEqual(allPrefixForms(domain).filter((f) => !f.prefix.includes('-')));
+      }),
+      { numRuns: 1500 },
+    );
+    for (const domain of ['localhost', `${'a'.repeat(40)}.${'b'.repeat(30)}.com`, 'ab--cd.com', 'in--trouble.com', 'www.ab--cd.example.com', 'xn--4gbrim.com']) {
+      expect(hashedPrefixForms(domain)).toEqual(allPrefixForms(domain).filter((f) => !f.prefix.includes('-')));
+    }
   });
 });
