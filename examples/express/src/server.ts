@@ -93,7 +93,7 @@ server.listen(port, host, () => {
   const lines = [
     `ampcors example (express): publisher API listening on ${base}`,
     `publishers: ${PUBLISHERS.join(', ')}`,
-    `playground (cache URLs, origin trace, verdict for this list): ${playgroundLink(base)}`,
+    `playground (why an origin is blocked, for this list; origin trace; cache URLs): ${playgroundLink(base)}`,
     '',
     'Try it:',
   ];

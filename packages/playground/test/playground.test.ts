@@ -375,7 +375,7 @@ describe('playground in Chromium', () => {
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(cacheOrigin('example.com'));
   });
 
-  for (const width of [390, 1280]) {
+  for (const width of [360, 390, 1280]) {
     it(`fits a ${width} px wide screen: no sideways scrolling, every field and Copy button in view, a sane height`, async () => {
       await page.setViewportSize({ width, height: 844 });
       try {
