@@ -24,6 +24,7 @@ export function isHashedPrefix(prefix: string): boolean {
  * @example basicPrefix('en-us.example.com') // '0-en--us-example-com-0'
  */
 export function basicPrefix(asciiDomain: string): string {
+  // Twin: readablePrefixForms' plain fast path (below) restates steps 2–4 for plain domains: keep in step.
   // Step 1: punycode-decode (IDN → Unicode).
   const unicode = unicodeDomain(asciiDomain);
   // Step 2: every '-' becomes '--'. Step 3: every '.' becomes '-'.
@@ -96,6 +97,7 @@ interface ComputedPrefix {
 
 /** {@link toolboxPrefix}, saying whether the result is a hash (computed only `withHash`, else the prefix is empty). */
 function toolboxForm(host: string, withHash = true): ComputedPrefix {
+  // Twin: readablePrefixForms' plain fast path restates this for plain hosts: keep in step.
   const plain = !NON_ASCII.test(host) && !host.includes('xn--');
   const unicode = plain ? host : toUnicode(host);
   const basicAllowed =
@@ -199,6 +201,7 @@ export function amppackagerPrefix(asciiDomain: string): string {
 
 /** {@link amppackagerPrefix}, saying whether the result is a hash (computed only `withHash`, else the prefix is empty). */
 function amppackagerForm(ascii: string, withHash = true): ComputedPrefix {
+  // Twin: readablePrefixForms' plain fast path relies on this giving the guide's prefix or the hash for plain domains: keep in step.
   const hashed = (): ComputedPrefix => ({ prefix: withHash ? fallbackPrefix(ascii) : '', hashed: true });
   // Step 1: a canonical domain passes UTS #46; Go's hyphen rule is extra.
   const unicode = unicodeDomain(ascii);
