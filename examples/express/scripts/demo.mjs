@@ -48,11 +48,24 @@ if (work.builds.length > 0) {
   console.log('demo: dependencies and builds up to date');
 }
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: example, stdio: 'inherit' });
-// Ctrl-C reaches the server from the terminal too; it stops once however many it gets.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => server.kill(signal));
+// Ctrl-C reaches the server from the terminal too; it stops once however many it gets. A signal sent to
+// this script alone (a process manager's SIGTERM) is passed on.
+let stopAsked = false;
+for (const signal of STOP_SIGNALS) {
+  process.on(signal, () => {
+    stopAsked = true;
+    server.kill(signal);
+  });
+}
 server.on('error', (error) => {
   console.error(`demo: cannot start the server: ${error.message}`);
   process.exit(1);
 });
-server.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+server.on('exit', (code, signal) => {
+  // The forwarded copy of a stop signal can land while the server is already exiting (Node has reset its
+  // handlers by then) and end it by that signal: asked to stop, it stopped.
+  if (stopAsked && STOP_SIGNALS.includes(signal)) process.exit(0);
+  process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
+});
