@@ -293,7 +293,7 @@ const KOA_LATE_REFLECTORS: ReadonlyArray<readonly [string, KoaOriginFunction]> =
 
 for (const adapter of DROP_IN) {
   describe(`${adapter}: drop-in options that reflect every origin, with credentials (issue 14 item 3)`, () => {
-    const sync = isExpress(adapter) ? EXPRESS_SYNC_REFLECTORS : KOA_SYNC_REFLECTORS;
+    const sync: ReadonlyArray<readonly [string, unknown]> = isExpress(adapter) ? EXPRESS_SYNC_REFLECTORS : KOA_SYNC_REFLECTORS;
     it.each(sync)('%s is refused at construction with the error of origin: true', async (_name, origin) => {
       await expect(startApi(adapter, dropIn(isExpress(adapter) ? true : '*'))).rejects.toThrow(TRUE_REFUSAL);
       let error: unknown;
@@ -311,7 +311,7 @@ for (const adapter of DROP_IN) {
       expect(read.credentials).toBeUndefined();
     });
 
-    const late = isExpress(adapter) ? EXPRESS_LATE_REFLECTORS : KOA_LATE_REFLECTORS;
+    const late: ReadonlyArray<readonly [string, unknown]> = isExpress(adapter) ? EXPRESS_LATE_REFLECTORS : KOA_LATE_REFLECTORS;
     it.each(late)('a function that %s cannot be refused synchronously, yet https://evil.com never reads with credentials', async (_name, origin) => {
       const api = await start(adapter, dropIn(origin));
       for (let round = 0; round < 2; round++) {

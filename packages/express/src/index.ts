@@ -93,7 +93,8 @@ function askCallback(callback: OriginCallback, origin: string): unknown {
     deliver?.(outcome);
   };
   const returned: unknown = callback(origin, (error, allow) => done(error ? { error } : { answer: allow }));
-  if (settled === undefined && isThenable(returned)) {
+  // Even after a synchronous answer: a rejection left unhandled would stop the process.
+  if (isThenable(returned)) {
     returned.then(
       (value) => {
         if (value !== undefined) done({ answer: value });
