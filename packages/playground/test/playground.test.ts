@@ -433,9 +433,12 @@ describe('playground in Chromium', () => {
   }
 
   it('renders the default checks without console errors, and saves the screenshot', async () => {
-    await page.goto(`${base}#url=${encodeURIComponent('https://example.com/amp_document.html')}&origin=${encodeURIComponent(cacheOrigin('en-us.example.com'))}&check=${encodeURIComponent(cacheOrigin(LONG_DOMAIN))}&publishers=${encodeURIComponent(`example.org\n${LONG_DOMAIN}`)}`);
+    // The question people arrive with: the demo's list, an origin it blocks, and how to fix it.
+    await page.goto(demoLink('https://news-example-net.cdn.ampproject.org'));
     await settled();
-    expect((await verdictShown()).reason).toBe('cache-origin-hashed');
+    const shown = await verdictShown();
+    expect(shown.reason).toBe('unknown-publisher');
+    expect(shown.fix).toContain(DENY_FIXES['unknown-publisher']);
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(existsSync(SCREENSHOT)).toBe(true);
