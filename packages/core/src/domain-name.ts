@@ -77,7 +77,7 @@ function uts46Refusal(name: string): string {
 export function canonicalDomain(domain: string): string {
   if (typeof domain !== 'string') throw invalid(String(domain), 'not a string');
   const checked = checkHost(domain, true);
-  if (checked.why !== undefined) throw invalid(domain, checked.why);
+  if (checked.why !== undefined) throw invalid(domain, checked.why === UTS46_REFUSED ? uts46Refusal(domain.endsWith('.') ? domain.slice(0, -1) : domain) : checked.why);
   return checked.ascii;
 }
 
@@ -102,6 +102,10 @@ function isCanonicalAscii(domain: string): boolean {
   return domain.length <= MAX_DOMAIN_LENGTH && CANONICAL_ASCII.test(domain) && !domain.includes('xn--') && !NUMERIC_LAST_LABEL.test(domain);
 }
 
+/** UTS #46 refused the name: canonicalDomain then finds out why (error path only, never on a request). */
+const UTS46_REFUSED = 'refused by UTS #46';
+const ASCII_WITHOUT_A_LABEL = /^(?![\s\S]*(?:^|\.)xn--)[\x00-\x7f]*$/i;
+
 /** A host as a browser makes it, or why it is refused. */
 type HostCheck = { readonly ascii: string; readonly why?: undefined } | { readonly ascii?: undefined; readonly why: string };
 
@@ -111,8 +115,10 @@ function checkHost(domain: string, strict: boolean): HostCheck {
   if (domain.length > MAX_INPUT_LENGTH) return { why: `longer than ${MAX_INPUT_LENGTH} characters` };
   const name = domain.endsWith('.') ? domain.slice(0, -1) : domain;
   if (name.length === 0) return { why: 'empty' };
-  const ascii = uts46ToASCII(name, BROWSER_UTS46);
-  if (ascii === null) return { why: uts46Refusal(name) };
+  // ASCII without an `xn--` label: UTS #46 only lowercases it (every other
+  // ASCII code point is valid in non-STD3 processing; no Bidi, no joiners).
+  const ascii = ASCII_WITHOUT_A_LABEL.test(name) ? name.toLowerCase() : uts46ToASCII(name, BROWSER_UTS46);
+  if (ascii === null) return { why: UTS46_REFUSED };
   if (ascii.length > MAX_DOMAIN_LENGTH) return { why: `longer than ${MAX_DOMAIN_LENGTH} octets` };
   const labels = ascii.split('.');
   for (const label of labels) {

@@ -267,6 +267,29 @@ export function readablePrefixForms(ascii: string): PrefixFormEntry[] {
   return forms;
 }
 
+/**
+ * The first readable algorithm (spec, toolbox of the ASCII then of the
+ * Unicode form, amppackager) that gives `ascii` exactly `prefix`, or
+ * `undefined`: {@link readablePrefixForms}' answer for one prefix, computing
+ * the costlier algorithms only when the cheaper ones do not match (the
+ * request path's claimant check).
+ */
+export function readableFormOf(ascii: string, prefix: string): ReadableForm | undefined {
+  if (isHashedPrefix(prefix)) return undefined;
+  if (isPlainDomain(ascii)) return readablePrefixForms(ascii).find((entry) => entry.prefix === prefix)?.form as ReadableForm | undefined;
+  const basic = basicPrefix(ascii);
+  if (basic === prefix && basic.length <= MAX_LABEL_LENGTH) return 'spec';
+  const toolbox = toolboxForm(ascii, false);
+  if (!toolbox.hashed && toolbox.prefix === prefix) return 'toolbox';
+  const unicode = unicodeDomain(ascii);
+  if (unicode !== ascii) {
+    const toolboxUnicode = toolboxForm(unicode, false);
+    if (!toolboxUnicode.hashed && toolboxUnicode.prefix === prefix) return 'toolbox';
+  }
+  const amppackager = amppackagerForm(ascii, false);
+  return !amppackager.hashed && amppackager.prefix === prefix ? 'amppackager' : undefined;
+}
+
 /** {@link readablePrefixForms} by the algorithms themselves (also the reference the fast path is tested against). */
 export function readableFormsOf(ascii: string): PrefixFormEntry[] {
   const forms: PrefixFormEntry[] = [];

@@ -32,6 +32,7 @@ export {
   type PrefixForm,
   type PrefixFormEntry,
   type ReadableForm,
+  readableFormOf,
   readableFormsOf,
   readablePrefixForms,
   toolboxPrefix,

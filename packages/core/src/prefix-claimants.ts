@@ -1,6 +1,6 @@
 import { toUnicode } from 'punycode/punycode.es6.js';
 import { browserHost } from './domain-name.js';
-import { isHashedPrefix, type ReadableForm, readablePrefixForms } from './domain-prefix.js';
+import { isHashedPrefix, type ReadableForm, readableFormOf } from './domain-prefix.js';
 
 /** A domain that could exist and whose cache prefix, under one accepted algorithm, is a given prefix. */
 export interface PrefixClaimant {
@@ -96,8 +96,8 @@ export function prefixClaimants(prefix: string): PrefixClaimant[] {
   for (const reading of prefixReadings(prefix)) {
     const domain = possibleDomain(reading);
     if (domain === undefined || claimants.some((c) => c.publisherDomain === domain)) continue;
-    const match = readablePrefixForms(domain).find((entry) => entry.prefix === prefix);
-    if (match) claimants.push({ publisherDomain: domain, form: match.form as ReadableForm });
+    const form = readableFormOf(domain, prefix);
+    if (form) claimants.push({ publisherDomain: domain, form });
   }
   return claimants;
 }

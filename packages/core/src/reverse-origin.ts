@@ -198,7 +198,8 @@ export function reverseOrigin(origin: string | null | undefined, options: Revers
   }
   steps.add('check-hashed', prefix, prefix, 'contains "-": reversible');
   const claimants = prefixClaimants(prefix);
-  const failure = guideReading(prefix, claimants, steps);
+  // The guide's reading is traced, and says why a prefix with no claimant spells none.
+  const failure = steps.tracing || claimants.length === 0 ? guideReading(prefix, claimants, steps) : undefined;
   if (claimants.length === 0) {
     const { step, input, reason, detail, note } = failure as ReadingFailure;
     return steps.fail(step, input, reason, detail, { cache, prefix }, note);

@@ -16,6 +16,7 @@ import {
   hashedPrefixForms,
   prefixClaimants,
   prefixForms,
+  readableFormOf,
   readableFormsOf,
   readablePrefixForms,
   reverseOrigin,
@@ -250,5 +251,18 @@ describe('each rule once: the hashed forms', () => {
     for (const domain of ['localhost', `${'a'.repeat(40)}.${'b'.repeat(30)}.com`, 'ab--cd.com', 'in--trouble.com', 'www.ab--cd.example.com', 'xn--4gbrim.com']) {
       expect(hashedPrefixForms(domain)).toEqual(allPrefixForms(domain).filter((f) => !f.prefix.includes('-')));
     }
+  });
+});
+
+describe('each rule once: one prefix at a time', () => {
+  it('readableFormOf gives the form readablePrefixForms lists for that prefix, for every prefix of every algorithm', () => {
+    fc.assert(
+      fc.property(publisherDomain, (domain) => {
+        const forms = readablePrefixForms(domain);
+        for (const { prefix } of allPrefixForms(domain)) expect(readableFormOf(domain, prefix)).toBe(forms.find((f) => f.prefix === prefix)?.form);
+        expect(readableFormOf(domain, `${domainPrefix(domain)}x`)).toBeUndefined();
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

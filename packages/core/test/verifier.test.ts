@@ -195,15 +195,15 @@ describe('shared verdicts', () => {
 describe('cost independent of the number of caches (issue 14 item 6)', () => {
   const cachesOf = (n: number): readonly AmpCache[] =>
     Object.freeze(Array.from({ length: n }, (_, i) => Object.freeze({ id: `c${i}`, name: `C${i}`, cacheDomain: `amp${i}.cache${i % 7}.example` })));
-  /** Median time of `rounds` runs of `fn`, in ms. */
-  const median = (rounds: number, fn: () => void): number => {
-    const times: number[] = [];
+  /** Fastest of `rounds` runs of `fn`, in ms: the cost without the garbage collector's and the other processes' pauses. */
+  const fastest = (rounds: number, fn: () => void): number => {
+    let best = Number.POSITIVE_INFINITY;
     for (let r = 0; r < rounds; r++) {
       const start = performance.now();
       fn();
-      times.push(performance.now() - start);
+      best = Math.min(best, performance.now() - start);
     }
-    return times.sort((a, b) => a - b)[Math.floor(rounds / 2)] as number;
+    return best;
   };
   const domains = Array.from({ length: 3000 }, (_, i) => `shop${i}.example.com`);
 
@@ -224,14 +224,14 @@ describe('cost independent of the number of caches (issue 14 item 6)', () => {
     };
     lookups(setFew, few)();
     lookups(setMany, many)();
-    const lookupRatio = median(9, lookups(setMany, many)) / median(9, lookups(setFew, few));
+    const lookupRatio = fastest(9, lookups(setMany, many)) / fastest(9, lookups(setFew, few));
     expect(lookupRatio).toBeLessThan(3);
     const reverses = (caches: readonly AmpCache[]) => () => {
       for (let i = 0; i < 300; i++) if (!reverseOrigin(`https://a${i}-example-com.${last(caches)}`, { caches }).ok) throw new Error('not reversed');
     };
     reverses(few)();
     reverses(many)();
-    const reverseRatio = median(9, reverses(many)) / median(9, reverses(few));
+    const reverseRatio = fastest(9, reverses(many)) / fastest(9, reverses(few));
     expect(reverseRatio).toBeLessThan(3);
   });
 
@@ -248,14 +248,14 @@ describe('cost independent of the number of caches (issue 14 item 6)', () => {
     };
     run(few, 'amp1.cache1.example')();
     run(many, last)();
-    expect(median(9, run(many, last)) / median(9, run(few, 'amp1.cache1.example'))).toBeLessThan(3);
+    expect(fastest(9, run(many, last)) / fastest(9, run(few, 'amp1.cache1.example'))).toBeLessThan(3);
   });
 
   it('building is not quadratic in the number of caches', () => {
-    const small = cachesOf(2000);
-    const large = cachesOf(8000);
+    const small = cachesOf(4000);
+    const large = cachesOf(16000);
     buildAllowSet(['example.com'], small);
-    const ratio = median(5, () => buildAllowSet(['example.com'], Object.freeze([...large]))) / median(5, () => buildAllowSet(['example.com'], Object.freeze([...small])));
+    const ratio = fastest(7, () => buildAllowSet(['example.com'], Object.freeze([...large]))) / fastest(7, () => buildAllowSet(['example.com'], Object.freeze([...small])));
     // Linear: about 4×; quadratic: about 16×.
     expect(ratio).toBeLessThan(8);
   });
