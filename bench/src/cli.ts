@@ -2,7 +2,7 @@
  * Command-line flags and child-process helpers shared by the orchestrating
  * modules (run, micro, in-process, HTTP, scale).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,4 +59,59 @@ export function runNode(args: readonly string[]): string {
 export function lastJsonLine<T>(stdout: string): T {
   const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1] as string) as T;
+}
+
+/** A child process spoken to in lines: a request on its stdin, an answer on its stdout. */
+export interface LineChild {
+  /** The next line the child prints (or `unavailable: …` when it exits or times out first). */
+  next(timeoutMs: number): Promise<string>;
+  /** Writes one line to the child's stdin. */
+  send(line: string): void;
+  /** Ends the child's stdin and terminates it. */
+  stop(): void;
+}
+
+/** Starts `node …args` on the measuring core, its stdout read line by line. */
+export function spawnLines(args: readonly string[]): LineChild {
+  const [command, argv] = nodeCommand(args, SERVER_CORE);
+  const child = spawn(command, argv, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffered = '';
+  let exited = false;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      const resolve = waiting.shift();
+      if (resolve === undefined) lines.push(line);
+      else resolve(line);
+    }
+  });
+  child.on('exit', () => {
+    exited = true;
+    for (const resolve of waiting.splice(0)) resolve('unavailable: exited');
+  });
+  return {
+    next: (timeoutMs) =>
+      new Promise<string>((resolve) => {
+        const ready = lines.shift();
+        if (ready !== undefined) return resolve(ready);
+        if (exited) return resolve('unavailable: exited');
+        const timer = setTimeout(() => resolve(`unavailable: no answer within ${timeoutMs / 1000} s`), timeoutMs);
+        waiting.push((line) => {
+          clearTimeout(timer);
+          resolve(line);
+        });
+      }),
+    send: (line) => {
+      if (!exited) child.stdin.write(`${line}\n`);
+    },
+    stop: () => {
+      child.stdin.end();
+      child.kill('SIGTERM');
+    },
+  };
 }

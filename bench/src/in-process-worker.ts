@@ -1,19 +1,25 @@
 /**
  * One configuration, in its own process (so that no other configuration's
  * type feedback shares its optimized code): builds it (apps.ts), records
- * what it answers to each request kind, warms the three request kinds up
- * together, then measures `rounds` rounds, the kinds interleaved in a
- * rotating order (measure.ts: CPU time, no forced GC).
+ * what it answers to each request kind, and warms the three request kinds
+ * up together (measure.ts: counted warm-up, CPU time, no forced GC).
  *
- * With `--profile=<file>`, the rounds (not the warm-up) run under the V8
- * CPU profiler (node:inspector, the profiler `node --cpu-prof` uses), and
- * the profile is written to <file>.
+ * With `--serve` it then prints `ready <json>` (the answers and warm-up
+ * counts) and measures one round of a request kind for each line
+ * `round <kind index>` it reads, answering `round <CPU ns per request>`:
+ * the orchestrator (in-process.ts) keeps every configuration alive at once
+ * and interleaves their rounds, so that rounds of different configurations
+ * are measured seconds apart. Without it, it measures `rounds` rounds itself
+ * (the kinds interleaved) and prints a {@link WorkerResult}; with
+ * `--profile=<file>` those rounds (not the warm-up) run under the V8 CPU
+ * profiler (node:inspector, the profiler `node --cpu-prof` uses).
  *
- * Usage: node dist/in-process-worker.mjs <config> <rounds> <warm-up ops> <warm-up ms> <round ms> [--profile=<file>]
- * Prints one JSON line: a {@link WorkerResult}.
+ * Usage: node dist/in-process-worker.mjs <config> <rounds> <warm-up ops> <warm-up ms> <round ms> [--serve | --profile=<file>]
+ * Prints `unavailable <why>` and exits when a package it needs is not installed.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { createInterface } from 'node:readline';
 import { ampcorsAnswers, buildApp } from './apps.js';
 import { type ConfigName, CONFIGS, KINDS, type RequestKind } from './http/configs.js';
 import { type Operation, type Plan, round, warmUp } from './measure.js';
@@ -30,26 +36,49 @@ export interface KindFigures {
   readonly rounds: number[];
 }
 
-/** What one worker process reports. */
-export type WorkerResult = { readonly config: ConfigName; readonly kinds: KindFigures[] } | { readonly config: ConfigName; readonly unavailable: string };
+/** What one worker process reports (without `--serve`). */
+export interface WorkerResult {
+  readonly config: ConfigName;
+  readonly kinds: KindFigures[];
+}
+
+/** What `--serve` prints after its warm-up, after `ready `. */
+export interface ReadyLine {
+  readonly kinds: Omit<KindFigures, 'rounds'>[];
+}
 
 async function main(): Promise<void> {
   const [config, roundsArg, opsArg, warmMsArg, roundMsArg] = process.argv.slice(2) as [ConfigName, string, string, string, string];
-  if (!CONFIGS.includes(config)) throw new Error(`usage: in-process-worker.mjs <${CONFIGS.join('|')}> <rounds> <warm-up ops> <warm-up ms> <round ms>`);
-  const rounds = Number(roundsArg);
+  if (!CONFIGS.includes(config)) throw new Error(`usage: in-process-worker.mjs <${CONFIGS.join('|')}> <rounds> <warm-up ops> <warm-up ms> <round ms> [--serve | --profile=<file>]`);
   const plan: Plan = { warmUp: { ops: Number(opsArg), cpuMs: Number(warmMsArg) }, roundCpuMs: Number(roundMsArg) };
   let app;
   try {
     app = await buildApp(config, await ampcorsAnswers());
   } catch (error) {
-    const result: WorkerResult = { config, unavailable: error instanceof Error ? (error.message.split('\n')[0] as string) : String(error) };
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.stdout.write(`unavailable ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
     return;
   }
   const built = app;
   const operations = await Promise.all(KINDS.map((kind) => (built.type === 'node' ? nodeOperation(built.listener, kind) : fetchOperation(built.handler, kind))));
   const ops: Operation[] = operations.map((o) => ({ fn: o.op, async: o.async }));
   const prepared = await warmUp(ops, plan);
+  const figures = KINDS.map((kind, i) => ({
+    kind,
+    answer: (operations[i] as (typeof operations)[number]).answer,
+    warmUpOps: (prepared[i] as (typeof prepared)[number]).warmUpOps,
+  }));
+  if (process.argv.includes('--serve')) {
+    const ready: ReadyLine = { kinds: figures };
+    process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
+    const lines = createInterface({ input: process.stdin });
+    for await (const line of lines) {
+      const index = Number(line.split(' ')[1]);
+      const p = prepared[index];
+      if (!line.startsWith('round ') || p === undefined) throw new Error(`in-process worker: unknown command ${JSON.stringify(line)}`);
+      process.stdout.write(`round ${await round(p, plan)}\n`);
+    }
+    return;
+  }
   const samples: number[][] = KINDS.map(() => []);
   const profileFile = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
   const session = profileFile === undefined ? null : new Session();
@@ -59,7 +88,7 @@ async function main(): Promise<void> {
     await session.post('Profiler.setSamplingInterval', { interval: 50 });
     await session.post('Profiler.start');
   }
-  for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < Number(roundsArg); r++) {
     for (const index of rotate(
       KINDS.map((_, i) => i),
       r,
@@ -72,15 +101,7 @@ async function main(): Promise<void> {
     writeFileSync(profileFile, JSON.stringify(profile));
     session.disconnect();
   }
-  const result: WorkerResult = {
-    config,
-    kinds: KINDS.map((kind, i) => ({
-      kind,
-      answer: (operations[i] as (typeof operations)[number]).answer,
-      warmUpOps: (prepared[i] as (typeof prepared)[number]).warmUpOps,
-      rounds: samples[i] as number[],
-    })),
-  };
+  const result: WorkerResult = { config, kinds: figures.map((f, i) => ({ ...f, rounds: samples[i] as number[] })) };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

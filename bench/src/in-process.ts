@@ -1,29 +1,30 @@
 /**
  * The in-process comparison: every configuration in its own process
- * (in-process-worker.ts), real request/response objects, CPU time per
- * request. The configurations run one after another in `passes` passes (a
- * rotating order), each process measuring `roundsPerPass` rounds; round i of
- * one configuration is paired with round i of another (same pass, seconds
- * apart), so that "what a middleware adds" is a per-round difference from
- * its framework's bare hello world, and its median and spread are over all
- * rounds. Also the V8 profile of the measured rounds of the Koa and Fetch
- * ampcors cases.
+ * (in-process-worker.ts --serve), real request/response objects, CPU time
+ * per request. All processes are started and warmed up one after another,
+ * then kept alive while the orchestrator asks each in turn for one round of
+ * one request kind (a rotating order), so that round i of every
+ * configuration is measured within seconds of round i of every other: "what
+ * a middleware adds" is a per-round difference from its framework's bare
+ * hello world, and its median and spread are over all rounds. Also the V8
+ * profile of the measured rounds of the Koa and Fetch ampcors cases, each in
+ * a process of its own afterwards (the profiler's overhead stays out of the
+ * compared figures).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DIST, lastJsonLine, log, runNode } from './cli.js';
+import { DIST, type LineChild, log, runNode, spawnLines } from './cli.js';
 import { type CpuProfile, type ProfileSummary, summarize } from './cpu-profile.js';
-import { baselineOf, type ConfigName, type RequestKind } from './http/configs.js';
-import type { KindFigures, WorkerResult } from './in-process-worker.js';
+import { baselineOf, type ConfigName, frameworkOf, KINDS, type RequestKind } from './http/configs.js';
+import type { ReadyLine } from './in-process-worker.js';
 import type { Answer } from './requests.js';
 import { differences, rotate, type Spread, spread } from './stats.js';
 
 /** How much to measure. */
 export interface InProcessPlan {
   readonly configs: readonly ConfigName[];
-  readonly passes: number;
-  readonly roundsPerPass: number;
+  readonly rounds: number;
   readonly warmUpOps: number;
   readonly warmUpMs: number;
   readonly roundMs: number;
@@ -52,43 +53,64 @@ export interface InProcessResult {
   readonly profiles: ProfiledCase[];
 }
 
-function workerArgs(config: ConfigName, plan: InProcessPlan, rounds: number): string[] {
-  return [join(DIST, 'in-process-worker.mjs'), config, String(rounds), String(plan.warmUpOps), String(plan.warmUpMs), String(plan.roundMs)];
+/**
+ * Round length of a configuration, in ms of CPU: Express's × 4. An Express
+ * hello world allocates enough that V8 runs a full collection every few
+ * hundred ms (tens of ms each on this machine), so a short round's figure
+ * depends on whether one fell in it; a longer round averages them.
+ */
+export function roundMsOf(config: ConfigName, plan: InProcessPlan): number {
+  return frameworkOf(config) === 'express' ? plan.roundMs * 4 : plan.roundMs;
 }
 
-/** Runs every configuration `plan.passes` times, in its own process each time. */
-export function runInProcess(plan: InProcessPlan, profiled: readonly ConfigName[]): InProcessResult {
+function workerArgs(config: ConfigName, plan: InProcessPlan): string[] {
+  return [join(DIST, 'in-process-worker.mjs'), config, String(plan.rounds), String(plan.warmUpOps), String(plan.warmUpMs), String(roundMsOf(config, plan))];
+}
+
+/** Runs every configuration, rounds interleaved across live processes; then the profiles. */
+export async function runInProcess(plan: InProcessPlan, profiled: readonly ConfigName[]): Promise<InProcessResult> {
   const unavailable: Partial<Record<ConfigName, string>> = {};
-  const cells = new Map<string, InProcessCell>();
-  let available = [...plan.configs];
-  for (let pass = 0; pass < plan.passes; pass++) {
-    for (const config of rotate(available, pass)) {
-      const result = lastJsonLine<WorkerResult>(runNode(workerArgs(config, plan, plan.roundsPerPass)));
-      if ('unavailable' in result) {
-        unavailable[config] = result.unavailable;
-        available = available.filter((c) => c !== config);
-        log(`in-process ${config}: unavailable (${result.unavailable})`);
+  const live: { config: ConfigName; child: LineChild; cells: InProcessCell[] }[] = [];
+  try {
+    for (const config of plan.configs) {
+      const child = spawnLines([...workerArgs(config, plan), '--serve']);
+      const line = await child.next(300_000);
+      if (!line.startsWith('ready ')) {
+        unavailable[config] = line.replace(/^unavailable:? /, '');
+        child.stop();
+        log(`in-process ${config}: unavailable (${unavailable[config]})`);
         continue;
       }
-      for (const figures of result.kinds) addRounds(cells, config, figures);
-      log(`in-process pass ${pass + 1}/${plan.passes} ${config.padEnd(22)} ${result.kinds.map((k) => `${k.kind} ${(spread(k.rounds).median / 1e3).toFixed(2)} µs`).join(', ')}`);
+      const ready = JSON.parse(line.slice('ready '.length)) as ReadyLine;
+      live.push({ config, child, cells: ready.kinds.map((k) => ({ config, kind: k.kind, answer: k.answer, warmUpOps: k.warmUpOps, rounds: [] })) });
+      log(`in-process ${config}: warmed up (${ready.kinds.map((k) => `${k.kind} ${k.warmUpOps.toLocaleString('en')}`).join(', ')} requests)`);
     }
+    // Round -1 is one more warm-up round, discarded: each process's first
+    // round after the others' warm-ups runs with cold caches.
+    for (let r = -1; r < plan.rounds; r++) {
+      for (let k = 0; k < KINDS.length; k++) {
+        for (const worker of rotate(live, r * KINDS.length + k)) {
+          worker.child.send(`round ${k}`);
+          const answer = await worker.child.next(120_000);
+          const ns = Number(answer.split(' ')[1]);
+          if (!answer.startsWith('round ') || !Number.isFinite(ns)) throw new Error(`in-process ${worker.config}: bad answer ${JSON.stringify(answer)}`);
+          if (r >= 0) (worker.cells[k] as InProcessCell).rounds.push(ns);
+        }
+      }
+      if (r >= 0)
+        log(`in-process round ${r + 1}/${plan.rounds}: ${live.map((w) => `${w.config} ${((w.cells[0] as InProcessCell).rounds[r] as number / 1e3).toFixed(2)}`).join(', ')} µs (get)`);
+    }
+  } finally {
+    for (const worker of live) worker.child.stop();
   }
   const profiles: ProfiledCase[] = [];
-  for (const config of profiled.filter((c) => available.includes(c))) {
+  for (const config of profiled.filter((c) => live.some((w) => w.config === c))) {
     const file = join(mkdtempSync(join(tmpdir(), 'ampcors-inproc-prof-')), 'profile.cpuprofile');
-    runNode([...workerArgs(config, plan, plan.roundsPerPass), `--profile=${file}`]);
+    runNode([...workerArgs(config, plan), `--profile=${file}`]);
     profiles.push({ config, summary: summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, 12) });
     log(`in-process profile of ${config} done`);
   }
-  return { plan, cells: [...cells.values()], unavailable, profiles };
-}
-
-function addRounds(cells: Map<string, InProcessCell>, config: ConfigName, figures: KindFigures): void {
-  const key = `${config}/${figures.kind}`;
-  const cell = cells.get(key);
-  if (cell === undefined) cells.set(key, { config, kind: figures.kind, answer: figures.answer, warmUpOps: figures.warmUpOps, rounds: [...figures.rounds] });
-  else cell.rounds.push(...figures.rounds);
+  return { plan, cells: live.flatMap((w) => w.cells), unavailable, profiles };
 }
 
 /** The cell of a configuration and kind. */
@@ -105,19 +127,22 @@ export function added(result: InProcessResult, config: ConfigName, kind: Request
 }
 
 /**
- * `a` adds minus `b` adds, µs per request, per round (each configuration's
- * bare hello world subtracted round by round first, so that two frameworks
- * can be compared too), with the share of rounds in which `a` added less.
+ * `a` adds minus `b` adds, µs per request, per round: each configuration's
+ * bare hello world is subtracted round by round first, so that
+ * configurations of two frameworks can be compared too.
  */
-export function versus(result: InProcessResult, a: ConfigName, b: ConfigName, kind: RequestKind): (Spread & { readonly aheadShare: number }) | undefined {
+export function addsDifference(result: InProcessResult, a: ConfigName, b: ConfigName, kind: RequestKind): number[] | undefined {
   const ownA = cellOf(result, a, kind);
   const ownB = cellOf(result, b, kind);
   const bareA = cellOf(result, baselineOf(a), kind);
   const bareB = cellOf(result, baselineOf(b), kind);
   if (ownA === undefined || ownB === undefined || bareA === undefined || bareB === undefined) return undefined;
-  const addsA = differences(ownA.rounds, bareA.rounds);
-  const addsB = differences(ownB.rounds, bareB.rounds);
-  const diff = differences(addsA, addsB).map((ns) => ns / 1e3);
-  return { ...spread(diff), aheadShare: diff.filter((d) => d < 0).length / diff.length };
+  return differences(differences(ownA.rounds, bareA.rounds), differences(ownB.rounds, bareB.rounds)).map((ns) => ns / 1e3);
 }
 
+/** {@link addsDifference} summarized, with the share of rounds in which `a` added less. */
+export function versus(result: InProcessResult, a: ConfigName, b: ConfigName, kind: RequestKind): (Spread & { readonly aheadShare: number }) | undefined {
+  const diff = addsDifference(result, a, b, kind);
+  if (diff === undefined || diff.length === 0) return undefined;
+  return { ...spread(diff), aheadShare: diff.filter((d) => d < 0).length / diff.length };
+}
