@@ -1,8 +1,10 @@
 // The amppackager oracle against amppackager's 13 published test vectors,
 // and against facts of the Go reference build (issue 13): every expected
 // value below is what that build printed for the input.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { amppackagerHash, amppackagerPrefix } from './amppackager-oracle.js';
+import { amppackagerHash, amppackagerPrefix, punycodeEncode, tr46 } from './amppackager-oracle.js';
+import { DIFFERENTIAL_SEED, label } from './domains.js';
 import vectors from './amppackager-vectors.json' with { type: 'json' };
 
 describe('amppackager oracle', () => {
@@ -38,6 +40,19 @@ describe('amppackager oracle', () => {
   it('panics, as the Go code does, on a one-label host of fewer than 3 bytes', () => {
     expect(amppackagerPrefix('a')).toEqual({ prefix: null, path: 'panic' });
     expect(amppackagerPrefix('abcd').path).toBe('hash');
+  });
+
+  it('encodes punycode as tr46 (punycode.js) does', () => {
+    expect(punycodeEncode('bücher')).toBe('bcher-kva');
+    fc.assert(
+      fc.property(label, (text) => {
+        const mapped = tr46.toUnicode(text).domain;
+        const expected = tr46.toASCII(mapped);
+        fc.pre(/[^\x00-\x7f]/.test(mapped) && !mapped.includes('.') && expected !== null && tr46.toUnicode(mapped).domain === mapped);
+        expect(`xn--${punycodeEncode(mapped)}`).toBe(expected);
+      }),
+      { seed: DIFFERENTIAL_SEED, numRuns: 2_000 },
+    );
   });
 
   it('maps non-transitionally when asked (the form ampcors accepts)', () => {

@@ -117,6 +117,71 @@ function labelsRefused(mapped: string): boolean {
   return goLabels(mapped).some((label) => label === '' || hyphensRefused(label));
 }
 
+// RFC 3492 (Punycode) parameters.
+const BASE = 36;
+const T_MIN = 1;
+const T_MAX = 26;
+const SKEW = 38;
+const DAMP = 700;
+const INITIAL_N = 128;
+const INITIAL_BIAS = 72;
+
+/** RFC 3492 §6.1: the bias after a delta. */
+function adapt(delta: number, points: number, first: boolean): number {
+  let d = first ? Math.floor(delta / DAMP) : Math.floor(delta / 2);
+  d += Math.floor(d / points);
+  let k = 0;
+  while (d > ((BASE - T_MIN) * T_MAX) / 2) {
+    d = Math.floor(d / (BASE - T_MIN));
+    k += BASE;
+  }
+  return k + Math.floor(((BASE - T_MIN + 1) * d) / (d + SKEW));
+}
+
+/** RFC 3492: the threshold of digit position `k`. */
+function threshold(k: number, bias: number): number {
+  return k <= bias ? T_MIN : k >= bias + T_MAX ? T_MAX : k - bias;
+}
+
+/**
+ * RFC 3492 §6.3 encoding of a label (without the `xn--`): the ASCII
+ * characters first, then base-36 deltas for the others.
+ */
+export function punycodeEncode(input: string): string {
+  const points = Array.from(input, (ch) => ch.codePointAt(0)!);
+  let output = points.filter((cp) => cp < 0x80).map((cp) => String.fromCodePoint(cp)).join('');
+  const basic = output.length;
+  let handled = basic;
+  if (basic > 0) output += '-';
+  let n = INITIAL_N;
+  let delta = 0;
+  let bias = INITIAL_BIAS;
+  const digit = (d: number): string => String.fromCharCode(d < 26 ? 97 + d : 22 + d);
+  while (handled < points.length) {
+    const next = Math.min(...points.filter((cp) => cp >= n));
+    delta += (next - n) * (handled + 1);
+    n = next;
+    for (const cp of points) {
+      if (cp < n) delta++;
+      if (cp !== n) continue;
+      let q = delta;
+      for (let k = BASE; ; k += BASE) {
+        const t = threshold(k, bias);
+        if (q < t) break;
+        output += digit(t + ((q - t) % (BASE - t)));
+        q = Math.floor((q - t) / (BASE - t));
+      }
+      output += digit(q);
+      bias = adapt(delta, handled + 1, handled === basic);
+      delta = 0;
+      handled++;
+    }
+    delta++;
+    n++;
+  }
+  return output;
+}
+
 /**
  * RFC 3492 §6.2 decoding as x/net/idna does it: everything before the last
  * `-` is copied as it is (ASCII or not), the rest are base-36 deltas.
@@ -129,35 +194,27 @@ function lenientPunycodeDecode(encoded: string): string | null {
   if (last === encoded.length - 1) return encoded.slice(0, -1);
   const output = last > 0 ? Array.from(encoded.slice(0, last)) : [];
   const digitOf = (c: string): number => (c >= '0' && c <= '9' ? c.charCodeAt(0) - 22 : /[a-z]/i.test(c) ? c.toLowerCase().charCodeAt(0) - 97 : -1);
-  let n = 128;
+  let n = INITIAL_N;
   let i = 0;
-  let bias = 72;
+  let bias = INITIAL_BIAS;
   let pos = last + 1;
   while (pos < encoded.length) {
     const oldI = i;
     let w = 1;
-    for (let k = 36; ; k += 36) {
+    for (let k = BASE; ; k += BASE) {
       if (pos === encoded.length) return null;
       const digit = digitOf(encoded[pos++]!);
       if (digit < 0) return null;
       i += digit * w;
       if (i > 0x7fffffff) return null;
-      const t = k <= bias ? 1 : k >= bias + 26 ? 26 : k - bias;
+      const t = threshold(k, bias);
       if (digit < t) break;
-      w *= 36 - t;
+      w *= BASE - t;
       if (w > 0x7fffffff) return null;
     }
-    const length = output.length + 1;
-    let delta = oldI === 0 ? Math.floor((i - oldI) / 700) : Math.floor((i - oldI) / 2);
-    delta += Math.floor(delta / length);
-    let k = 0;
-    while (delta > 455) {
-      delta = Math.floor(delta / 35);
-      k += 36;
-    }
-    bias = k + Math.floor((36 * delta) / (delta + 38));
-    n += Math.floor(i / length);
-    i %= length;
+    bias = adapt(i - oldI, output.length + 1, oldI === 0);
+    n += Math.floor(i / (output.length + 1));
+    i %= output.length + 1;
     if (n > 0x10ffff || output.length >= 1024) return null;
     output.splice(i, 0, String.fromCodePoint(n));
     i++;
@@ -194,7 +251,7 @@ function toAsciiLookup(label: string, transitional: boolean): string | null {
     useSTD3ASCIIRules: true,
     transitionalProcessing: transitional,
   };
-  const mapped = tr46.toUnicode(label, options).domain;
+  const { domain: mapped, error } = tr46.toUnicode(label, options);
   // An `xn--` label with non-ASCII characters: decoded the lenient way, the
   // result must be a valid, unmapped label, and is encoded again.
   if (mapped.startsWith('xn--') && /[^\x00-\x7f]/.test(mapped)) {
@@ -202,11 +259,13 @@ function toAsciiLookup(label: string, transitional: boolean): string | null {
     if (decoded === null || decoded.includes('.') || labelsRefused(decoded)) return null;
     const valid = tr46.toUnicode(decoded, { ...options, transitionalProcessing: false });
     if (valid.error || valid.domain !== decoded) return null;
-    const reencoded = tr46.toASCII(decoded);
-    return reencoded !== null && reencoded.length <= MAX_LABEL_OCTETS ? reencoded : null;
+    const reencoded = `xn--${punycodeEncode(decoded)}`;
+    return reencoded.length <= MAX_LABEL_OCTETS ? reencoded : null;
   }
-  const ascii = tr46.toASCII(label, { ...options, verifyDNSLength: true });
-  if (ascii === null || ascii.length > MAX_LABEL_OCTETS) return null;
+  // Mapped and checked once; the A-label is the punycode of the mapped label.
+  if (error || mapped.includes('.')) return null;
+  const ascii = /[^\x00-\x7f]/.test(mapped) ? `xn--${punycodeEncode(mapped)}` : mapped;
+  if (ascii.length === 0 || ascii.length > MAX_LABEL_OCTETS) return null;
   return labelsRefused(mapped) ? null : ascii;
 }
 
