@@ -13,6 +13,7 @@ import {
   loadAllowSet,
   compileAllowSet,
   parseOrigin,
+  prefixClaimants,
   prefixForms,
   reverseOrigin,
   toolboxPrefix,
@@ -339,5 +340,31 @@ describe('collision search across every accepted algorithm (SPEC §6)', () => {
       }),
       { numRuns: 1500, seed: 15 },
     );
+  });
+});
+
+describe('prefixClaimants is complete and sound on an exhaustive universe', () => {
+  it('every readable form of every domain lists that domain, and every listed claimant has the form', () => {
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    // Three-letter endings from b..: the punycode tails of Latin and Cyrillic letters.
+    const tlds = [...letters].flatMap((a) => [...letters].map((b) => `b${a}${b}`));
+    const firsts = ['xn-a', 'xn-shop', 'a', 'en-us', 'ab--c', 'ü', 'я-д', '0-a'];
+    let collisions = 0;
+    for (const first of firsts) {
+      for (const second of ['de', 'com.org']) {
+        for (const tld of tlds) {
+          const host = browserHost(`${first}.${second}.${tld}`);
+          if (host === undefined) continue;
+          for (const { prefix } of allPrefixForms(host).filter((f) => f.prefix.includes('-'))) {
+            const claimants = prefixClaimants(prefix);
+            expect(claimants.map((c) => c.publisherDomain), prefix).toContain(host);
+            for (const { publisherDomain } of claimants) expect(allPrefixForms(publisherDomain).map((f) => f.prefix), `${prefix} of ${publisherDomain}`).toContain(prefix);
+            if (claimants.length > 1) collisions++;
+          }
+        }
+      }
+    }
+    // The xn- labels collide with IDNs wherever the punycode tail is letters: the universe finds them.
+    expect(collisions).toBeGreaterThan(500);
   });
 });
