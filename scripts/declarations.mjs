@@ -9,7 +9,7 @@
 // relative imports rewritten to `.cjs`, and its own map) so the `require`
 // condition resolves to CommonJS declarations all the way down.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const packageDir = process.cwd();
@@ -17,10 +17,15 @@ const srcDir = resolve(packageDir, 'src');
 const outDir = resolve(packageDir, 'dist');
 if (!existsSync(srcDir)) throw new Error(`declarations: no src/ in ${packageDir}`);
 
+/** Every file under `dir` whose name ends with `suffix`, at any depth. */
+function filesUnder(dir, suffix) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(suffix))
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name));
+}
+
 // Every module of src/ (tests live in test/), plus local ambient declarations.
-const rootNames = readdirSync(srcDir)
-  .filter((name) => name.endsWith('.ts'))
-  .map((name) => join(srcDir, name));
+const rootNames = filesUnder(srcDir, '.ts');
 
 /** @type {import('typescript').CompilerOptions} */
 const options = {
@@ -59,20 +64,18 @@ if (diagnostics.length > 0 || result.emitSkipped) {
 const relativeJs = /((?:from\s+|import\s*\(\s*)['"]\.\.?\/[^'"]*?)\.js(['"])/g;
 
 let count = 0;
-for (const name of readdirSync(outDir)) {
-  if (!name.endsWith('.d.ts')) continue;
-  const base = name.slice(0, -'.d.ts'.length);
-  const dts = readFileSync(join(outDir, name), 'utf8');
-  const cts = dts
+for (const path of filesUnder(outDir, '.d.ts')) {
+  const stem = path.slice(0, -'.d.ts'.length);
+  const base = basename(stem);
+  const cts = readFileSync(path, 'utf8')
     .replace(relativeJs, '$1.cjs$2')
     .replace(`//# sourceMappingURL=${base}.d.ts.map`, `//# sourceMappingURL=${base}.d.cts.map`);
-  writeFileSync(join(outDir, `${base}.d.cts`), cts);
-  const mapPath = join(outDir, `${base}.d.ts.map`);
-  if (existsSync(mapPath)) {
-    const map = JSON.parse(readFileSync(mapPath, 'utf8'));
+  writeFileSync(`${stem}.d.cts`, cts);
+  if (existsSync(`${stem}.d.ts.map`)) {
+    const map = JSON.parse(readFileSync(`${stem}.d.ts.map`, 'utf8'));
     map.file = `${base}.d.cts`;
-    writeFileSync(join(outDir, `${base}.d.cts.map`), JSON.stringify(map));
+    writeFileSync(`${stem}.d.cts.map`, JSON.stringify(map));
   }
   count += 1;
 }
-process.stdout.write(`declarations: ${count} modules, .d.ts and .d.cts with maps in dist/\n`);
+process.stdout.write(`declarations: ${count} modules of ${relative(process.cwd(), outDir) || '.'}, .d.ts and .d.cts with maps\n`);
