@@ -127,7 +127,14 @@ export function run(file: string, args: readonly string[], options: { cwd: strin
     const child = execFile(
       file,
       [...args],
-      { cwd: options.cwd, env: options.env ?? process.env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        timeout: options.timeoutMs ?? 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+        // npm and npx are .cmd scripts on Windows.
+        shell: process.platform === 'win32' && /^np[mx]$/.test(file),
+      },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
           reject(new Error(`${file} ${args.join(' ')} failed to run: ${error.message}\n${stderr}`));
@@ -174,20 +181,23 @@ export async function packAll(packages: readonly Publishable[]): Promise<Tarball
     const bare = pkg.manifest.name.replace(/^@/, '').replace('/', '-');
     const file = join(dest, `${bare}-${pkg.manifest.version}.tgz`);
     if (!existsSync(file)) throw new Error(`pnpm pack wrote no ${file} for ${pkg.manifest.name}`);
-    const listing = await run('tar', ['-tzf', file], { cwd: dest });
-    if (listing.code !== 0) throw new Error(`cannot list ${file}: ${listing.stderr}`);
-    const files = listing.stdout
-      .split('\n')
-      .filter((line) => line.startsWith('package/') && !line.endsWith('/'))
-      .map((line) => line.slice('package/'.length));
+    // Unpacked once, so the checks read files instead of running tar per file.
+    const unpacked = join(dest, 'unpacked', bare);
+    mkdirSync(unpacked, { recursive: true });
+    const untar = await run('tar', ['-xzf', file, '-C', unpacked], { cwd: dest });
+    if (untar.code !== 0) throw new Error(`cannot unpack ${file}: ${untar.stderr}`);
+    const root = join(unpacked, 'package');
+    const files = readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(/[\\/]/).join('/'))
+      .sort();
     tarballs.push({
       pkg,
       file,
       files,
       read: async (path) => {
-        const out = await run('tar', ['-xzOf', file, `package/${path}`], { cwd: dest });
-        if (out.code !== 0) throw new Error(`${path} is not in ${file}: ${out.stderr}`);
-        return out.stdout;
+        if (!files.includes(path)) throw new Error(`${path} is not in ${file}`);
+        return readFileSync(join(root, path), 'utf8');
       },
     });
   }
