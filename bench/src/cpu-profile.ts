@@ -9,6 +9,7 @@ export interface CpuProfile {
   readonly nodes: readonly {
     readonly id: number;
     readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+    readonly children?: readonly number[];
   }[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -33,6 +34,7 @@ export function groupOf(url: string, name: string): string {
   if (name === '(garbage collector)') return 'GC';
   if (name === '(idle)') return 'idle';
   if (name === '(program)') return 'V8/native (program)';
+  if (name === 'cpuUsage' && url === '') return 'bench harness';
   if (url.includes('/packages/core/')) return 'ampcors core';
   if (/\/packages\/(express|koa|fetch)\//.test(url)) return 'ampcors adapter';
   if (url.includes('/bench/dist/')) return 'bench harness';
@@ -48,11 +50,26 @@ function location(url: string, line: number): string {
   return short === '' ? '' : `${short}:${line + 1}`;
 }
 
+/** Nodes under a call of node:inspector's `post` (stopping the profiler builds the profile): not the measured code's time. */
+function profilerNodes(profile: CpuProfile): Set<number> {
+  const skipped = new Set<number>();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const mark = (id: number): void => {
+    skipped.add(id);
+    for (const child of byId.get(id)?.children ?? []) mark(child);
+  };
+  for (const n of profile.nodes) if (n.callFrame.functionName === 'post' && n.callFrame.url === 'node:inspector') mark(n.id);
+  return skipped;
+}
+
 /** Self time by group and by function (top `top` of each), as shares of the busy time. */
 export function summarize(profile: CpuProfile, top: number): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+  const skipped = profilerNodes(profile);
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    if (!skipped.has(id)) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const groups = new Map<string, number>();
   const functions = new Map<string, number>();
   let busy = 0;
