@@ -3,16 +3,19 @@
  * `ToCacheURLSubdomain` (not part of the test command: it needs Go). Build
  * the reference OUTSIDE this repository (see test/differential/README.md), then:
  *
- *   AMPPKG_BIN=/tmp/amppkg/amppkg npx tsx test/differential/compare-with-amppackager.ts [count]
+ *   AMPPKG_BIN=/tmp/amppkg/amppkg npx tsx --tsconfig tsconfig.json test/differential/compare-with-amppackager.ts [count]
  *
  * The binary reads one JSON string per line and prints one JSON string per
  * line (the prefix, or `PANIC:…` when the Go code panics). The inputs are
- * the generated domains as written AND their WHATWG host (Node's
- * `url.domainToASCII`, the canonical form the tests feed the oracle).
+ * the generated domains as written, their WHATWG host (Node's
+ * `url.domainToASCII`) and their ampcors canonical form (what the tests
+ * feed the oracle). Run with `--tsconfig tsconfig.json` so that
+ * `@ampcors/core` resolves to the sources.
  * Prints the agreement counts and up to 5 disagreements per class.
  */
 import { spawnSync } from 'node:child_process';
 import { domainToASCII } from 'node:url';
+import { canonicalDomain } from '@ampcors/core';
 import { amppackagerPrefix } from './amppackager-oracle.js';
 import { sampleDomains } from './domains.js';
 
@@ -22,9 +25,21 @@ const count = Number(process.argv[2] ?? 120_000);
 
 const raw = sampleDomains(count);
 const canonical = [...new Set(raw.map((d) => domainToASCII(d)).filter((d) => d !== ''))];
+const ampcors = [
+  ...new Set(
+    raw.flatMap((d) => {
+      try {
+        return [canonicalDomain(d)];
+      } catch {
+        return [];
+      }
+    }),
+  ),
+];
 for (const [name, inputs] of [
   ['as written', raw],
   ['canonical (WHATWG host)', canonical],
+  ['canonical (ampcors canonicalDomain, what the tests feed the oracle)', ampcors],
 ] as const) {
   const run = spawnSync(bin, { input: inputs.map((d) => JSON.stringify(d)).join('\n') + '\n', maxBuffer: 1 << 30 });
   if (run.status !== 0) throw new Error(`amppackager reference failed: ${run.stderr.toString()}`);
