@@ -207,9 +207,7 @@ export async function packAll(packages: readonly Publishable[]): Promise<Tarball
 /** The fresh consumer project. */
 export interface FreshProject {
   readonly dir: string;
-  /** True when node_modules came from an earlier run with the same tarballs. */
-  readonly reused: boolean;
-  /** How npm installed: offline from its cache, or online. */
+  /** Where node_modules came from: an earlier run with the same tarballs, or npm offline (its cache) or online. */
   readonly install: 'cached-project' | 'offline' | 'online';
 }
 
@@ -238,7 +236,7 @@ export async function freshProject(tarballs: readonly Tarball[]): Promise<FreshP
     const full = join(base, entry);
     if (entry !== key && Date.now() - statSync(full).mtimeMs > 3_600_000) rmSync(full, { recursive: true, force: true });
   }
-  if (existsSync(join(dir, '.installed'))) return { dir, reused: true, install: 'cached-project' };
+  if (existsSync(join(dir, '.installed'))) return { dir, install: 'cached-project' };
 
   const work = mkdtempSync(join(base, `${key}.tmp-`));
   mkdirSync(join(work, 'tarballs'));
@@ -262,7 +260,7 @@ export async function freshProject(tarballs: readonly Tarball[]): Promise<FreshP
     // A concurrent run installed the same key first: use it.
     rmSync(work, { recursive: true, force: true });
   }
-  return { dir, reused: false, install };
+  return { dir, install };
 }
 
 /** Copies the smoke fixtures into the project (every run: they are not part of the cache key). */

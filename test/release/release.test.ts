@@ -4,8 +4,8 @@
 // CommonJS, Express 4 and 5, Koa 2 and 3, the Fetch adapter, @ampcors/core on
 // its own, strict TypeScript, and the `ampcors` command. It needs the built
 // packages and FAILS (never skips) when a dist/ is missing or stale.
-import { createServer } from 'node:net';
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -41,12 +41,14 @@ const observed: Record<'esm' | 'cjs', any> = { esm: undefined, cjs: undefined };
 const started = Date.now();
 const timings: Record<string, number> = {};
 
+/** Records how long `step` took since `since`; returns now. */
 function mark(step: string, since: number): number {
   const now = Date.now();
   timings[step] = now - since;
   return now;
 }
 
+/** Runs a smoke script in the fresh project and parses what it observed. */
 async function smoke(file: string): Promise<any> {
   const out = await run(process.execPath, [file], { cwd: project.dir, env: cleanEnv(), timeoutMs: 60_000 });
   if (out.code !== 0) throw new Error(`node ${file} exited ${out.code}:\n${out.stderr}`);
@@ -59,7 +61,7 @@ beforeAll(async () => {
   tarballs = await packAll(packages);
   t = mark('pack', t);
   project = await freshProject(tarballs);
-  t = mark(project.reused ? 'install (reused)' : `install (${project.install})`, t);
+  t = mark(`install (${project.install})`, t);
   copyFixtures(project.dir);
   [observed.esm, observed.cjs] = await Promise.all([smoke('smoke.mjs'), smoke('smoke.cjs')]);
   mark('smoke', t);
