@@ -223,6 +223,13 @@ async function honoApp(config: ConfigName, answers: Record<RequestKind, AmpcorsA
   return withAmpCors(handler, { publishers: PUBLISHERS });
 }
 
+/** Why a configuration could not be built, in one line ("hono is not installed" for a missing package). */
+export function whyUnavailable(error: unknown): string {
+  const message = error instanceof Error ? (error.message.split('\n')[0] as string) : String(error);
+  const missing = /Cannot find (?:package|module) '([^']+)'/.exec(message);
+  return missing === null ? message : `${missing[1]} is not installed`;
+}
+
 /** Builds one configuration (throws when a package it needs is not installed). */
 export async function buildApp(config: ConfigName, answers: Record<RequestKind, AmpcorsAnswer>): Promise<App> {
   switch (frameworkOf(config)) {

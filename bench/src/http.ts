@@ -161,7 +161,7 @@ export async function runHttp(plan: HttpPlan): Promise<HttpResult> {
   let port = 18_400;
   for (const config of plan.configs) {
     const started = await startServer(config, port++);
-    if (typeof started === 'string') unavailable[config] = started;
+    if (typeof started === 'string') unavailable[config] = started.replace(/^unavailable: /, '');
     else servers.push(started);
   }
   try {

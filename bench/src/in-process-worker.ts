@@ -20,7 +20,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
-import { ampcorsAnswers, buildApp } from './apps.js';
+import { ampcorsAnswers, buildApp, whyUnavailable } from './apps.js';
 import { type ConfigName, CONFIGS, KINDS, type RequestKind } from './http/configs.js';
 import { type Operation, type Plan, round, warmUp } from './measure.js';
 import { type Answer, fetchOperation, nodeOperation } from './requests.js';
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   try {
     app = await buildApp(config, await ampcorsAnswers());
   } catch (error) {
-    process.stdout.write(`unavailable ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+    process.stdout.write(`unavailable ${whyUnavailable(error)}\n`);
     return;
   }
   const built = app;

@@ -86,19 +86,25 @@ interface TargetRow {
   readonly target: string;
   readonly measured: string;
   readonly met: boolean | null;
+  /** False when the rounds do not agree (the verdict is then the median's, not a resolved difference). */
+  readonly resolved?: boolean;
   /** Fragment of report/fragments.md that explains a miss. */
   readonly why?: string;
 }
 
 /** In how many rounds a per-round difference had the sign of its median. */
-function agreement(rounds: readonly number[], med: number): string {
-  const agree = rounds.filter((d) => Math.sign(d) === Math.sign(med) || d === med).length;
-  return `${agree}/${rounds.length} rounds`;
+function agreeing(rounds: readonly number[], med: number): number {
+  return rounds.filter((d) => Math.sign(d) === Math.sign(med) || d === med).length;
+}
+
+/** Resolved: at least two rounds in three agree with the median's sign. */
+function resolvedBy(rounds: readonly number[], med: number): boolean {
+  return 3 * agreeing(rounds, med) >= 2 * rounds.length;
 }
 
 function unavailableNote(result: InProcessResult, configs: readonly ConfigName[]): string {
-  const missing = configs.filter((c) => result.unavailable[c] !== undefined);
-  return missing.length === 0 ? '' : `not measured: ${missing.map((c) => `${c} (${result.unavailable[c]})`).join('; ')}`;
+  const reasons = [...new Set(configs.map((c) => result.unavailable[c]).filter((why) => why !== undefined))];
+  return reasons.length === 0 ? '' : `not measured: ${reasons.join('; ')}`;
 }
 
 /** The ampcors configuration of a framework (Hono: the Fetch adapter around Hono). */
@@ -123,8 +129,9 @@ function targetRows(results: RunResults): TargetRow[] {
       const med = median(diff);
       rows.push({
         target,
-        measured: `adds ${fmt(ownAdds.median, 2)} µs vs ${fmt(peerAdds.median, 2)} µs; difference ${range(spread(diff))} µs, ${agreement(diff, med)}`,
+        measured: `adds ${fmt(ownAdds.median, 2)} µs vs ${fmt(peerAdds.median, 2)} µs; difference ${range(spread(diff))} µs, same sign in ${agreeing(diff, med)}/${diff.length} rounds`,
         met: med < 0,
+        resolved: resolvedBy(diff, med),
         why: 'why-peer',
       });
     }
@@ -138,15 +145,16 @@ function targetRows(results: RunResults): TargetRow[] {
       const p = httpRatio(http, peer, kind);
       const target = `ahead of ${peer.split('+')[1]} on ${framework}, ${kind} (HTTP, server CPU)`;
       if (r === undefined || p === undefined) {
-        const why = [own, peer].map((c) => http.unavailable[c]).filter((x) => x !== undefined);
+        const why = [...new Set([own, peer].map((c) => http.unavailable[c]).filter((x) => x !== undefined))];
         rows.push({ target, measured: `not measured${why.length > 0 ? `: ${why.join('; ')}` : ''}`, met: null });
         continue;
       }
       const overlap = r.cpuLow <= p.cpuHigh && p.cpuLow <= r.cpuHigh;
       rows.push({
         target,
-        measured: `× hello world ${fmt(r.cpu, 3)} (${fmt(r.cpuLow, 2)}–${fmt(r.cpuHigh, 2)}) vs ${fmt(p.cpu, 3)} (${fmt(p.cpuLow, 2)}–${fmt(p.cpuHigh, 2)})${overlap ? '; per-round ranges overlap: not resolved' : ''}`,
+        measured: `× hello world ${fmt(r.cpu, 3)} (${fmt(r.cpuLow, 2)}–${fmt(r.cpuHigh, 2)}) vs ${fmt(p.cpu, 3)} (${fmt(p.cpuLow, 2)}–${fmt(p.cpuHigh, 2)})${overlap ? '; per-round ranges overlap' : ''}`,
         met: r.cpu > p.cpu,
+        resolved: !overlap,
         why: 'why-http',
       });
     }
@@ -163,7 +171,7 @@ function targetRows(results: RunResults): TargetRow[] {
         continue;
       }
       const med = median(diff);
-      rows.push({ target, measured: `${range(spread(diff))} µs`, met: med <= 1, why: 'why-deciding' });
+      rows.push({ target, measured: `${range(spread(diff))} µs`, met: med <= 1, resolved: resolvedBy(diff.map((d) => d - 1), med - 1), why: 'why-deciding' });
     }
   }
   // Fetch adapter ≤ 3 µs, and ahead of hono/cors.
@@ -181,7 +189,7 @@ function targetRows(results: RunResults): TargetRow[] {
     rows.push(
       v === undefined
         ? { target, measured: unavailableNote(inProcess, ['hono', 'hono+hono/cors']) || 'no data', met: null }
-        : { target, measured: `difference ${range(v)} µs, ahead in ${Math.round(v.aheadShare * 100)} % of rounds`, met: v.median < 0, why: 'why-peer' },
+        : { target, measured: `difference ${range(v)} µs, ahead in ${Math.round(v.aheadShare * 100)} % of rounds`, met: v.median < 0, resolved: v.aheadShare >= 2 / 3 || v.aheadShare <= 1 / 3, why: 'why-peer' },
     );
   }
   // Slow paths near the fast path.
@@ -489,7 +497,7 @@ export function report(results: RunResults): string {
   const targets = [
     '| target | measured | verdict |',
     '|---|---|---|',
-    ...rows.map((r) => `| ${r.target} | ${r.measured} | ${r.met === null ? 'not measured' : mark(r.met)} |`),
+    ...rows.map((r) => `| ${r.target} | ${r.measured} | ${r.met === null ? 'not measured' : mark(r.met)}${r.resolved === false ? ' (not resolved)' : ''} |`),
   ].join('\n');
   const whyNames = [...new Set(rows.filter((r) => r.met === false && r.why !== undefined).map((r) => r.why as string))];
   const whyMissed =

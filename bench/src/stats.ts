@@ -31,8 +31,3 @@ export function differences(a: readonly number[], b: readonly number[]): number[
   const n = Math.min(a.length, b.length);
   return Array.from({ length: n }, (_, i) => (a[i] as number) - (b[i] as number));
 }
-
-/** Share of values strictly below zero. */
-export function shareBelowZero(values: readonly number[]): number {
-  return values.length === 0 ? 0 : values.filter((v) => v < 0).length / values.length;
-}

@@ -14,7 +14,7 @@
  * Usage: node dist/http/server.mjs <config> <port>
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import { ampcorsAnswers, buildApp, type FetchHandler } from '../apps.js';
+import { ampcorsAnswers, buildApp, type FetchHandler, whyUnavailable } from '../apps.js';
 import { type ConfigName, CONFIGS } from './configs.js';
 
 /** A minimal node:http → Fetch API bridge (GET/OPTIONS bodies are not read). */
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     const app = await buildApp(config, await ampcorsAnswers());
     listener = app.type === 'node' ? app.listener : fetchListener(app.handler);
   } catch (error) {
-    process.stdout.write(`unavailable: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+    process.stdout.write(`unavailable: ${whyUnavailable(error)}\n`);
     process.exit(3);
   }
   const server = createServer({ keepAliveTimeout: 60_000 }, listener);
