@@ -289,6 +289,8 @@ interface Corpus {
   transitional: number;
   twins: number;
   configured: Configured[];
+  /** (c) on the corpus: accepted domains that are not their WHATWG host. */
+  notWhatwgHost: string[];
   /** (a) failures. */
   amppackager: string[];
   /** (b) failures through twins found by reading prefixes back. */
@@ -329,6 +331,7 @@ async function buildCorpus(): Promise<Corpus> {
     transitional: 0,
     twins: 0,
     configured: [],
+    notWhatwgHost: [],
     amppackager: [],
     twinCollisions: [],
     neighbourCollisions: [],
@@ -346,6 +349,8 @@ async function buildCorpus(): Promise<Corpus> {
       corpus.refusedByCanonicalDomain++;
       continue;
     }
+    const host = whatwgHost(input);
+    if (ascii !== host) corpus.notWhatwgHost.push(`canonicalDomain(${JSON.stringify(input)}) = ${JSON.stringify(ascii)}, its WHATWG host is ${JSON.stringify(host)}`);
     if (seen.has(ascii)) continue;
     seen.add(ascii);
     try {
@@ -534,6 +539,10 @@ describe('differential: canonicalDomain is the WHATWG host (url.domainToASCII) o
       throw error;
     }
   }
+
+  it('(c) every domain of the differential corpus that canonicalDomain accepts is its WHATWG host', () => {
+    expectNone(corpus.notWhatwgHost, 'accepted domains that are not their WHATWG host');
+  });
 
   it(`(c) property over ${CANONICAL_RUNS} generated names`, () => {
     fc.assert(
