@@ -9,7 +9,8 @@
 // relative imports rewritten to `.cjs`, and its own map) so the `require`
 // condition resolves to CommonJS declarations all the way down.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const packageDir = process.cwd();
@@ -27,24 +28,22 @@ function filesUnder(dir, suffix) {
 // Every module of src/ (tests live in test/), plus local ambient declarations.
 const rootNames = filesUnder(srcDir, '.ts');
 
+// The workspace's compiler options (tsconfig.base.json), plus declaration-only emit.
+const baseConfigPath = fileURLToPath(new URL('../tsconfig.base.json', import.meta.url));
+const baseConfig = ts.readConfigFile(baseConfigPath, ts.sys.readFile);
+if (baseConfig.error) throw new Error(`declarations: cannot read ${baseConfigPath}`);
+const workspace = ts.convertCompilerOptionsFromJson(baseConfig.config.compilerOptions, dirname(baseConfigPath));
+if (workspace.errors.length > 0) throw new Error(`declarations: bad compilerOptions in ${baseConfigPath}`);
+
 /** @type {import('typescript').CompilerOptions} */
 const options = {
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.NodeNext,
-  moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+  ...workspace.options,
+  // Node's types for the packages that run on Node only (core's purity is checked by the linter).
   types: ['node'],
-  strict: true,
-  noUncheckedIndexedAccess: true,
-  noImplicitOverride: true,
-  isolatedModules: true,
-  verbatimModuleSyntax: true,
-  skipLibCheck: true,
-  esModuleInterop: true,
-  resolveJsonModule: true,
   declaration: true,
   declarationMap: true,
   emitDeclarationOnly: true,
+  noEmit: false,
   noEmitOnError: true,
   rootDir: srcDir,
   outDir,
