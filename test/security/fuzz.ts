@@ -108,9 +108,13 @@ interface Row {
   readonly line: string;
   readonly findings: readonly string[];
 }
+// The hand-written history (runs on earlier code, what they found) is kept as it is, after the generated part.
+const HISTORY = '\n## History\n';
+const previousText = existsSync(FUZZ_MD) ? readFileSync(FUZZ_MD, 'utf8') : '';
+const historyAt = previousText.indexOf(HISTORY);
+const history = historyAt < 0 ? undefined : previousText.slice(historyAt + 1).trimEnd();
 function previousRows(): Row[] {
-  if (!existsSync(FUZZ_MD)) return [];
-  const text = readFileSync(FUZZ_MD, 'utf8');
+  const text = historyAt < 0 ? previousText : previousText.slice(0, historyAt);
   // Rows written before the seed and date columns existed take them from the old header.
   const oldSeed = /Seed (\d+)/.exec(text)?.[1] ?? '?';
   const oldDate = / on (\d{4}-\d\d-\d\d),/.exec(text)?.[1] ?? '?';
@@ -192,6 +196,7 @@ const md = [
   ...rows.map((row) => row.line),
   '',
   ...(findings.length > 0 ? ['## Findings', '', ...findings, ''] : ['No findings.', '']),
+  ...(history === undefined ? [] : [history, '']),
 ].join('\n');
 if (write) writeFileSync(FUZZ_MD, md);
 process.exit(failed ? 1 : 0);

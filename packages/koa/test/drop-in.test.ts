@@ -168,6 +168,20 @@ describe('configurations ampcors refuses', () => {
     expect(seen.length).toBeGreaterThan(0);
     for (const line of seen) expect(line).toMatch(/^GET \/ (https?:\/\/\S+) \1$/);
   });
+  it('a function that throws on, or never answers, a canary does not hold construction', async () => {
+    const silent = (ctx: Koa.Context) => (ctx.get('Origin') === A ? A : new Promise<string>(() => undefined));
+    const throwing = (ctx: Koa.Context) => {
+      if (ctx.get('Origin') !== A) throw new Error('unknown origin');
+      return A;
+    };
+    for (const origin of [silent, throwing]) {
+      const middleware = ampCors({ origin: origin as KoaAmpCorsOptions['origin'], credentials: true }) as unknown as Koa.Middleware;
+      expect(typeof middleware).toBe('function');
+      // Its listed origin still reads with credentials (the unanswered canary question is bounded).
+      const seen = await hit(middleware, 'GET', { Origin: A });
+      expect([seen.status, seen.headers['access-control-allow-origin'], seen.headers['access-control-allow-credentials']]).toEqual([200, A, 'true']);
+    }
+  });
   it("an origin function answering '*' with credentials for a listed origin reflects that origin only, as @koa/cors does", async () => {
     const options = { origin: (ctx: Koa.Context) => (ctx.get('Origin') === A ? '*' : ''), credentials: true };
     const ours = ampCors(options as KoaAmpCorsOptions) as unknown as Koa.Middleware;
