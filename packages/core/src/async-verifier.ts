@@ -1,6 +1,8 @@
+import { checkCacheOrigin } from './cache-origin.js';
 import { canonicalDomain } from './domain-name.js';
+import { isHashedPrefix } from './domain-prefix.js';
 import { parseOrigin } from './origin-header.js';
-import { findCacheOfHost } from './reverse-origin.js';
+import { prefixForms } from './prefix-forms.js';
 import { createVerifier, type DeniedVerdict, type Verdict, type Verifier, type VerifierConfig, type VerifyContext } from './verifier.js';
 
 /**
@@ -51,6 +53,16 @@ function isCanonicalDomain(domain: unknown): boolean {
 }
 
 /**
+ * True when `prefix` is one of the forms ampcors accepts for `domain` (SPEC
+ * §6): a source's answer is a claim, checked like a configured domain, so a
+ * store filled by an older version (or by hand) can never make a prefix that
+ * another domain claims, or no form of the domain at all, allowed.
+ */
+function isAcceptedFormOf(prefix: string, domain: string): boolean {
+  return prefixForms(domain).some((form) => form.prefix === prefix);
+}
+
+/**
  * Creates a verifier backed by an asynchronous {@link PublisherSource}: the
  * in-memory rules answer first, with no promise; only an origin they deny as
  * unknown is looked up in the source. A source that fails (throws or
@@ -69,31 +81,21 @@ export function createAsyncVerifier(config: AsyncVerifierConfig): AsyncVerifier 
     try {
       const parsed = parseOrigin(origin);
       if (!parsed.ok) return verdict;
-      const onCache = findCacheOfHost(parsed.host, memory.caches);
-      let publisherDomain: string | undefined;
-      let via: 'cache' | 'publisher';
-      if (onCache && onCache.prefix !== null && parsed.scheme === 'https' && parsed.port === null) {
-        publisherDomain = await source.publisherOfPrefix(onCache.prefix);
-        via = 'cache';
-      } else if (!onCache && !explicitOrigins && parsed.scheme === 'https' && parsed.port === null) {
-        publisherDomain = (await source.hasPublisher(parsed.host)) ? parsed.host : undefined;
-        via = 'publisher';
+      const onCache = checkCacheOrigin(parsed, memory.caches);
+      let allowed: Verdict;
+      if (onCache.ok) {
+        // A cache origin (https, default port, one label, checked once in cache-origin.ts).
+        const publisherDomain = await source.publisherOfPrefix(onCache.prefix);
+        if (publisherDomain === undefined || !isCanonicalDomain(publisherDomain) || !isAcceptedFormOf(onCache.prefix, publisherDomain)) return verdict;
+        const reason = isHashedPrefix(onCache.prefix) ? 'cache-origin-hashed' : 'cache-origin';
+        allowed = { allowed: true, origin, via: 'cache', reason, publisherDomain, cache: onCache.cache, prefix: onCache.prefix };
+      } else if (onCache.reason === 'unknown-cache' && !explicitOrigins && parsed.scheme === 'https' && parsed.port === null) {
+        // A publisher origin by the default rule: https://<configured domain>.
+        if (!isCanonicalDomain(parsed.host) || !(await source.hasPublisher(parsed.host))) return verdict;
+        allowed = { allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: parsed.host };
       } else {
         return verdict;
       }
-      if (publisherDomain === undefined || !isCanonicalDomain(publisherDomain)) return verdict;
-      const allowed: Verdict =
-        via === 'cache'
-          ? {
-              allowed: true,
-              origin,
-              via,
-              reason: onCache?.prefix?.includes('-') ? 'cache-origin' : 'cache-origin-hashed',
-              publisherDomain,
-              cache: onCache!.cache,
-              prefix: onCache!.prefix!,
-            }
-          : { allowed: true, origin, via, reason: 'publisher-origin', publisherDomain };
       const source_ = context?.sourceOrigin;
       if (source_ === undefined || source_ === null) return allowed;
       if (memory.isPublisherOrigin(source_)) return { ...allowed, sourceOrigin: source_ };
