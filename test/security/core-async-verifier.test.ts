@@ -152,3 +152,26 @@ describe('createAsyncVerifier: __amp_source_origin', () => {
     expect(verifier.verify(cacheOrigin('example.com'), { sourceOrigin: 'https://evil.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
   });
 });
+
+describe('createAsyncVerifier: a source answer is a claim, checked like configuration', () => {
+  it('a prefix another domain can claim is denied, whatever the source says it belongs to', async () => {
+    // `xn--shop-example-org-fun` spells shopђ.example.org, and is also toolbox's
+    // (and amppackager's) prefix of the plain ASCII xn-shop.example.org.fun.
+    const src = source({ 'xn--shop-example-org-fun': 'xn--shop-38d.example.org', 'example-com': 'example.org' }, []);
+    const verifier = createAsyncVerifier({ source: src });
+    await expect(Promise.resolve(verifier.verify('https://xn--shop-example-org-fun.cdn.ampproject.org'))).resolves.toMatchObject({ allowed: false });
+    // A store that maps a prefix to a domain it is no form of allows nothing.
+    await expect(Promise.resolve(verifier.verify('https://example-com.cdn.ampproject.org'))).resolves.toMatchObject({ allowed: false });
+    expect(src.prefixes).toEqual(['xn--shop-example-org-fun', 'example-com']);
+  });
+
+  it('a prefix no other domain claims is allowed when the source names its domain', async () => {
+    const src = source({ 'xn--bcher-de-65a': 'xn--bcher-kva.de' }, []);
+    const verifier = createAsyncVerifier({ source: src });
+    await expect(Promise.resolve(verifier.verify('https://xn--bcher-de-65a.cdn.ampproject.org'))).resolves.toMatchObject({
+      allowed: true,
+      reason: 'cache-origin',
+      publisherDomain: 'xn--bcher-kva.de',
+    });
+  });
+});
