@@ -285,14 +285,30 @@ export function installedCopies(dir: string, name: string): string[] {
   return found;
 }
 
-/** Relative links in Markdown or HTML that a registry page cannot follow. */
-export function relativeLinks(markdown: string): string[] {
-  const targets = [
+/** Every link target in Markdown (inline and reference links) or HTML (href, src). */
+export function linkTargets(markdown: string): string[] {
+  return [
     ...[...markdown.matchAll(/\]\(\s*<?([^)\s>]+)/g)].map((m) => m[1]!),
     ...[...markdown.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1]!),
     ...[...markdown.matchAll(/\b(?:href|src)\s*=\s*["']([^"']+)["']/g)].map((m) => m[1]!),
   ];
-  return targets.filter((target) => !/^(?:https?:|mailto:|#)/i.test(target));
+}
+
+/** Relative links, which a registry page cannot follow. */
+export function relativeLinks(markdown: string): string[] {
+  return linkTargets(markdown).filter((target) => !/^(?:https?:|mailto:|#)/i.test(target));
+}
+
+/** The repository's own GitHub address. */
+export const GITHUB = 'https://github.com/ampcors/ampcors';
+
+/** Links into this repository's main branch whose file or directory does not exist in the workspace. */
+export function brokenRepositoryLinks(markdown: string): string[] {
+  const prefix = new RegExp(`^${GITHUB.replace(/[.]/g, '\\.')}/(?:blob|tree)/main/([^#?]*)`);
+  return linkTargets(markdown).filter((target) => {
+    const path = prefix.exec(target)?.[1];
+    return path !== undefined && !existsSync(join(ROOT, decodeURIComponent(path)));
+  });
 }
 
 /** The directory of a file inside a tarball (posix, '' for the root). */

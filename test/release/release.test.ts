@@ -10,12 +10,14 @@ import { dirname, join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   assertBuilt,
+  brokenRepositoryLinks,
   cleanEnv,
   copyFixtures,
   dirOf,
   entryFiles,
   type FreshProject,
   freshProject,
+  GITHUB,
   installedCopies,
   packAll,
   publishablePackages,
@@ -27,7 +29,6 @@ import {
 } from './release-kit.js';
 
 const REPOSITORY = 'git+https://github.com/ampcors/ampcors.git';
-const GITHUB = 'https://github.com/ampcors/ampcors';
 /** The cache origin of example.com on the Google AMP Cache, from the AMP cache URL guide. */
 const GOOGLE_ORIGIN = 'https://example-com.cdn.ampproject.org';
 /** The same on the Bing AMP Cache. */
@@ -109,9 +110,11 @@ describe('release: what each tarball contains', () => {
     expect(raw).not.toContain('workspace:');
   });
 
-  it.each(packages.map((p) => p.manifest.name))('%s: README links work on the registry page (absolute)', async (name) => {
+  it.each(packages.map((p) => p.manifest.name))('%s: README links work on the registry page (absolute, to files that exist)', async (name) => {
     const t = tarballs.find((x) => x.pkg.manifest.name === name)!;
-    expect(relativeLinks(await t.read('README.md'))).toEqual([]);
+    const readme = await t.read('README.md');
+    expect(relativeLinks(readme), 'relative links').toEqual([]);
+    expect(brokenRepositoryLinks(readme), 'links into the repository').toEqual([]);
   });
 
   it.each(packages.map((p) => p.manifest.name))('%s: source maps and declaration maps, pointing at shipped sources', async (name) => {
