@@ -5,7 +5,7 @@
  * - `size:<N>`: `verify` on a verifier of N publisher domains (every tenth
  *   one hashed) plus `*.wildcard-publisher.com`, beside the floor (`Set.has`
  *   of a 45-character string in a Set of N strings) and the yardstick of the
- *   slow paths: {@link asciiReverse}, a minimal hand-written readable-ASCII
+ *   slow paths: `asciiReverse` (yardstick.ts), a minimal hand-written readable-ASCII
  *   reverse and lookup. Every ratio is taken per round, within the process.
  * - `algorithms`: the prefix algorithms, `reverseOrigin`, `canonicalizeUrl`.
  * - `ascii-path`: the ASCII slow paths run under the V8 CPU profiler; reports
@@ -21,6 +21,7 @@ import type { CpuProfile } from './cpu-profile.js';
 import { cacheOrigins, floorStrings, publisherDomains, WILDCARD_BASE } from './fixtures.js';
 import { type Operation, type Plan, round, warmUp } from './measure.js';
 import { rotate } from './stats.js';
+import { asciiReverse } from './yardstick.js';
 
 /** One measured case. */
 export interface MicroCase {
@@ -71,31 +72,6 @@ function cycling(inputs: readonly string[], body: (input: string) => unknown): (
     i = (i + 1) & mask;
     return body(ring[i] as string);
   };
-}
-
-const CACHE_SUFFIXES = new Set(CACHES.map((cache) => `.${cache.cacheDomain}`));
-
-/**
- * The yardstick of the slow paths: a minimal hand-written reverse of a
- * readable ASCII cache origin (`-` → `.`, `--` → `-`), no IDN, no hash, no
- * canonicalization, then the lookup a verifier needs (exact domain, or under
- * the wildcard base). What `verify` of such an origin should cost, give or take.
- */
-export function asciiReverse(origin: string, known: ReadonlySet<string>, wildcardSuffix: string): boolean {
-  if (!origin.startsWith('https://')) return false;
-  const dot = origin.indexOf('.', 8);
-  if (dot < 0 || !CACHE_SUFFIXES.has(origin.slice(dot))) return false;
-  let domain = '';
-  for (let i = 8; i < dot; i++) {
-    const c = origin.charCodeAt(i);
-    if (c === 45 && origin.charCodeAt(i + 1) === 45) {
-      domain += '-';
-      i++;
-    } else if (c === 45) domain += '.';
-    else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) domain += origin[i];
-    else return false;
-  }
-  return known.has(domain) || domain.endsWith(wildcardSuffix);
 }
 
 const SIZE_LABEL: Record<number, string> = { 10: '10', 10_000: '10k', 1_000_000: '1M' };
