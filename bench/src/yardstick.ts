@@ -21,14 +21,16 @@ export function asciiReverse(origin: string, known: ReadonlySet<string>, wildcar
   const wrapped = origin.startsWith('0-', 8) && origin.startsWith('--', 12) && origin.endsWith('-0', dot);
   const end = wrapped ? dot - 2 : dot;
   let domain = '';
-  for (let i = wrapped ? 10 : 8; i < end; i++) {
+  let from = wrapped ? 10 : 8;
+  for (let i = from; i < end; i++) {
     const c = origin.charCodeAt(i);
-    if (c === 45 && origin.charCodeAt(i + 1) === 45) {
-      domain += '-';
-      i++;
-    } else if (c === 45) domain += '.';
-    else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) domain += origin[i];
-    else return false;
+    if (c === 45) {
+      const escaped = origin.charCodeAt(i + 1) === 45;
+      domain += origin.slice(from, i) + (escaped ? '-' : '.');
+      if (escaped) i++;
+      from = i + 1;
+    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) return false;
   }
+  domain += origin.slice(from, end);
   return known.has(domain) || domain.endsWith(wildcardSuffix);
 }
