@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import packageJson from '../package.json' with { type: 'json' };
 import { parseArgs } from 'node:util';
 import { CliError, type Command, type CommandIo, COMMANDS, EXIT, EXIT_MEANINGS } from './commands.js';
 import { type InputStream, type OutputStream, writeJson, writeLine, writeLines } from './output.js';
@@ -11,8 +12,8 @@ import { type InputStream, type OutputStream, writeJson, writeLine, writeLines }
 export { CliError, type Command, type CommandContext, type CommandIo, type CommandOption, COMMANDS, EXIT, EXIT_MEANINGS, UsageError } from './commands.js';
 export { escapeControls, type InputStream, jsonLine, type OutputStream } from './output.js';
 
-/** The version of the `ampcors` command (kept equal to package.json by a test). */
-export const VERSION = '0.1.0';
+/** The version of the `ampcors` command: the package's own (bundled into dist at build time). */
+export const VERSION: string = packageJson.version;
 
 /** The streams of {@link run}; each defaults to the process's own. */
 export interface CliIo {
