@@ -5,7 +5,7 @@
  * figures to bench/dist/results.json.
  *
  * Usage: node dist/run.mjs [--quick | --full | --rewrite | --http-only | --in-process-only] [--only=a,b] [--rounds=N] [--seconds=N] [--pipelining=N]
- *   --quick            a smoke run (well under a minute): few, short rounds, HTTP on Koa only; RESULTS.md says so
+ *   --quick            a smoke run (about half a minute): few, short rounds, small sets, HTTP on Koa only; RESULTS.md says so
  *   --full             then also builds the 10M-domain compact allow-set (minutes), recorded in bench/compact-allow-set-10m.json; RESULTS.md is written before and after it
  *   --rewrite          RESULTS.md again from dist/results.json (after a template change)
  *   --http-only        the HTTP comparison alone, printed (with --only, --rounds, --seconds, --pipelining); RESULTS.md untouched
@@ -43,11 +43,11 @@ const IN_PROCESS_CONFIGS = CONFIGS.filter((c) => c !== 'express+toolbox-cors');
 const HTTP_CONFIGS = CONFIGS.filter((c) => c !== 'express+toolbox-cors' && c !== 'fetch+static-headers');
 
 const MICRO_PLAN: MicroPlan = QUICK
-  ? { sizes: [10, 10_000], rounds: 3, warmUpOps: 2_000, warmUpMs: 20, roundMs: 5 }
+  ? { sizes: [10_000], rounds: 3, warmUpOps: 1_000, warmUpMs: 10, roundMs: 3 }
   : { sizes: [10, 10_000, 1_000_000], rounds: 11, warmUpOps: 20_000, warmUpMs: 200, roundMs: 20 };
 
 const IN_PROCESS_PLAN: InProcessPlan = QUICK
-  ? { configs: onlyConfigs(IN_PROCESS_CONFIGS), rounds: 3, warmUpOps: 2_000, warmUpMs: 50, roundMs: 10 }
+  ? { configs: onlyConfigs(IN_PROCESS_CONFIGS), rounds: 3, warmUpOps: 1_000, warmUpMs: 20, roundMs: 5 }
   : { configs: onlyConfigs(IN_PROCESS_CONFIGS), rounds: 15, warmUpOps: 20_000, warmUpMs: 300, roundMs: 50 };
 
 const BUILD_PLAN: readonly (readonly [number, BuildResult['what']])[] = QUICK
@@ -59,7 +59,7 @@ const BUILD_PLAN: readonly (readonly [number, BuildResult['what']])[] = QUICK
       [1_000_000, 'verifier'],
     ];
 
-const COMPACT_COUNTS = QUICK ? [100_000] : [1_000_000];
+const COMPACT_COUNTS = QUICK ? [20_000] : [1_000_000];
 
 const HTTP_PLAN: HttpPlan = {
   // Quick: one framework, enough to see that the servers answer and the CPU channel works.
