@@ -101,8 +101,11 @@ const REFUSED_RANGES: ReadonlyArray<readonly [number, number]> = unicode13.range
   return [Number.parseInt(first, 16), Number.parseInt(last, 16)] as const;
 });
 
-/** True when `text` holds a code point the Unicode 13 tables of x/net/idna refuse but tr46 accepts. */
-function refusedByUnicode13(text: string): boolean {
+/**
+ * True when `text` holds a code point the Unicode 13 tables of x/net/idna
+ * refuse but tr46 accepts (mostly characters assigned after Unicode 13.0).
+ */
+export function refusedByUnicode13(text: string): boolean {
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
     if (cp < 0x80) continue;

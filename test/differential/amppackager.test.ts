@@ -16,7 +16,7 @@ import { domainToASCII } from 'node:url';
 import { canonicalDomain, createVerifier, isAmpCorsError, prefixForms, type Verdict, type Verifier } from '@ampcors/core';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AmppackagerResult, amppackagerHash, amppackagerPrefix, punycodeEncode, tr46 } from './amppackager-oracle.js';
+import { type AmppackagerResult, amppackagerHash, amppackagerPrefix, punycodeEncode, refusedByUnicode13, tr46 } from './amppackager-oracle.js';
 import { DIFFERENTIAL_SEED, noisyDomain, sampleDomains } from './domains.js';
 
 /** Generated domains of properties (a) and (b); AMPCORS_DIFFERENTIAL_COUNT raises it for a longer local run. */
@@ -56,29 +56,20 @@ const WHATWG_TR46 = { checkBidi: true, checkJoiners: true, transitionalProcessin
 /** Code points the host parser forbids in a domain (URL standard, "forbidden domain code point"). */
 const FORBIDDEN_DOMAIN = /[\x00-\x20#%/:<>?@[\\\]^|\x7f]/;
 
-const newerThanNodeMemo = new Map<string, boolean>();
-/** A character Node 20's URL parser refuses on its own while tr46 (UTS #46, Unicode 16) accepts it: newer than Node's tables. */
-function newerThanNode(ch: string): boolean {
-  let newer = newerThanNodeMemo.get(ch);
-  if (newer === undefined) {
-    newer = domainToASCII(`a${ch}.com`) === '' && tr46.toASCII(`a${ch}.com`, WHATWG_TR46) !== null;
-    newerThanNodeMemo.set(ch, newer);
-  }
-  return newer;
-}
-
 /**
  * The WHATWG host of `d` as ampcors states it (SPEC §6): Node's
  * `url.domainToASCII` without a trailing dot, `null` when refused. Two
  * corrections for Node 20's older UTS #46 tables: ẞ (U+1E9E) is given as ß
  * (Node still maps it to `ss`, as UTS #46 did before Unicode 15.1; the issue:
- * `STRAẞE.DE` → `xn--strae-oqa.de`), and a name Node refuses only because it
- * holds a character newer than its tables is mapped by tr46 instead.
+ * `STRAẞE.DE` → `xn--strae-oqa.de`), and a name Node refuses that holds a
+ * character assigned after Unicode 13 (idna-unicode13-refused.json; Node 20
+ * refuses, for one, U+087E of Unicode 14 beside another Arabic or Samaritan letter) is mapped
+ * by tr46 instead.
  */
 function whatwgHost(d: string): string | null {
   const input = d.replaceAll('ẞ', 'ß');
   let ascii = domainToASCII(input);
-  if (ascii === '' && Array.from(tr46.toUnicode(input, WHATWG_TR46).domain).some((ch) => ch > '\x7f' && newerThanNode(ch))) {
+  if (ascii === '' && refusedByUnicode13(tr46.toUnicode(input, WHATWG_TR46).domain)) {
     const mapped = tr46.toASCII(input, WHATWG_TR46);
     if (mapped !== null && !FORBIDDEN_DOMAIN.test(mapped)) ascii = mapped;
   }
