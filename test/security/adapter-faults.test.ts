@@ -354,6 +354,14 @@ for (const adapter of DROP_IN) {
         expect(read.acao).toBeUndefined();
         const same = await attackerReads(api, A, `/api?__amp_source_origin=${encodeURIComponent(A)}`);
         expect([same.acao, same.source]).toEqual([A, A]);
+        // A same-origin request (no Origin): the function is asked about the source origin itself.
+        for (const [source, want] of [
+          [A, A],
+          [EVIL, undefined],
+        ] as const) {
+          const res = await request(api.url).get(`/api?__amp_source_origin=${encodeURIComponent(source)}`).set('AMP-Same-Origin', 'true');
+          expect([res.headers['amp-access-control-allow-source-origin'], res.headers['access-control-allow-origin']], source).toEqual([want, undefined]);
+        }
       }
     });
 

@@ -1,5 +1,5 @@
 import { AmpCorsError } from './errors.js';
-import { parseOrigin } from './origin-header.js';
+import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import type { DenyReason, Verdict, VerifyContext } from './verifier.js';
 
 // ---------------------------------------------------------------------------
@@ -7,10 +7,8 @@ import type { DenyReason, Verdict, VerifyContext } from './verifier.js';
 
 /** Random lowercase letters (letters only, so that a `[a-z.]+` pattern matches them as it would a real host). */
 function randomLetters(count: number): string {
-  const bytes = new Uint8Array(count);
-  const crypto = (globalThis as { crypto?: { getRandomValues?(array: Uint8Array): Uint8Array } }).crypto;
-  if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes);
-  else for (let i = 0; i < count; i++) bytes[i] = Math.floor(Math.random() * 256);
+  // Web Crypto: Node ≥ 19, Bun, Deno and Workers all have it.
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(count));
   let out = '';
   for (const byte of bytes) out += String.fromCharCode(97 + (byte % 26));
   return out;
@@ -42,12 +40,9 @@ let canaryTurn = 0;
  * against (a function allowing every `https` origin, or every origin on one
  * port, allows it too).
  */
-function canaryLike(origin: string): string {
-  const parsed = parseOrigin(origin);
+function canaryLike(origin: ParsedOrigin): string {
   canaryTurn = (canaryTurn + 1) % CANARY_HOSTS.length;
-  const host = CANARY_HOSTS[canaryTurn] as string;
-  if (!parsed.ok) return `https://${host}`;
-  return `${parsed.scheme}://${host}${parsed.port === null ? '' : `:${parsed.port}`}`;
+  return `${origin.scheme}://${CANARY_HOSTS[canaryTurn] as string}${origin.port === null ? '' : `:${origin.port}`}`;
 }
 
 /** The one refusal of an option that allows any origin, with credentials (the same for `true`, `'*'`, a RegExp and a function). */
@@ -244,7 +239,9 @@ const NOTHING: OriginMatcher = () => false;
  *    answer compiled as a per-request {@link OriginOption}: `'*'` or a
  *    canary-matching RegExp with credentials is an error), and separately
  *    about a `__amp_source_origin` that differs from it: an answer about one
- *    origin never vouches for another. Without either, it is not asked.
+ *    origin never vouches for another. It is asked only when an answer can
+ *    matter: for a canonical `Origin`, or for the source origin of a
+ *    same-origin request (`AMP-Same-Origin: true` without `Origin`).
  * 3. With credentials, an allowed `Origin` gets its answer only when the
  *    function, asked about a canary of the same scheme and port, does not
  *    allow the canary too (bounded like 1); when it does, the request fails
@@ -278,19 +275,22 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
   return (ask = probe, withCredentials = credentials) => ({
     verify(raw, context) {
       if (unsafe !== undefined) throw refusal(unsafe);
-      const origin = typeof raw === 'string' && parseOrigin(raw).ok ? raw : null;
+      const parsed = parseOrigin(raw);
+      const origin = parsed.ok ? (raw as string) : null;
       const sourceRaw = context?.sourceOrigin;
       const source = typeof sourceRaw === 'string' && parseOrigin(sourceRaw).ok ? sourceRaw : null;
-      if (origin === null && source === null) return judgeWithOriginMatcher(NOTHING, raw, context);
+      // Asked only when an answer can matter: a canonical Origin, or the source origin of a same-origin request.
+      const sameOrigin = !parsed.ok && parsed.reason === 'missing' && context?.ampSameOrigin === 'true';
+      if (origin === null && !(sameOrigin && source !== null)) return judgeWithOriginMatcher(NOTHING, raw, context);
       // 2. The Origin's own answer, then the source origin's.
       return then(origin === null ? false : ask(origin), (answer) => {
         const originAllowed = origin !== null && compileOriginOption((answer ?? false) as OriginOption, { credentials: withCredentials, perRequest: true })(origin);
         const sourceAllowed = source === null ? false : source === origin ? originAllowed : allowsWithin(ask, source);
         return then(sourceAllowed, (sourceOk) => {
           const verdict = judgeWithOriginMatcher((candidate) => (candidate === origin ? originAllowed : candidate === source && sourceOk), raw, context);
-          if (!verdict.allowed || verdict.origin === null || !withCredentials) return verdict;
+          if (!verdict.allowed || !parsed.ok || !withCredentials) return verdict;
           // 3. Credentials only when the function does not allow a canary too.
-          const canary = canaryLike(verdict.origin);
+          const canary = canaryLike(parsed);
           return then(allowsWithin(ask, canary), (yes) => {
             if (yes) throw refusal(canary);
             return verdict;
