@@ -1,7 +1,7 @@
 /**
  * Domain generators of the differential tests (issue 13): ASCII names,
  * hyphen patterns (`--` in positions 3–4 of the first or a later label,
- * `xn-`, `xn--`, `0-`, `-0` shapes), joined lengths around 63 before and after
+ * `xn-`, `xn--`, `0-`, `-0` shapes, a first label `xn-…` before an IDN), joined lengths around 63 before and after
  * the `0-…-0` wrap, IDNs in many scripts including right-to-left and mixed
  * ones, emoji with variation selectors, the transitional characters (ß, ς,
  * ZWJ, ZWNJ), compatibility characters and `xn--` input. Everything is drawn
@@ -181,8 +181,21 @@ const nearLimitDomain = fc
     return [head, ...middle, 'p'.repeat(Math.min(missing, 63)), tld].join('.');
   });
 
+/**
+ * A first label `xn-…` before an IDN label: amppackager's single label then
+ * starts `xn--` with non-ASCII characters, which x/net/idna decodes anyway.
+ */
+const xnFirstDomain = fc
+  .tuple(word(1, 8), fc.oneof(scriptLabel, specialLabel, emojiLabel), fc.constantFrom(...TLDS))
+  .map(([w, idn, tld]) => `xn-${w}.${idn}.${tld}`);
+
 /** A publisher domain as someone may write it: mostly valid, sometimes not; any case; any script. */
-export const domain: fc.Arbitrary<string> = fc.oneof({ weight: 6, arbitrary: plainDomain }, { weight: 2, arbitrary: nearLimitDomain }, { weight: 1, arbitrary: label });
+export const domain: fc.Arbitrary<string> = fc.oneof(
+  { weight: 6, arbitrary: plainDomain },
+  { weight: 2, arbitrary: nearLimitDomain },
+  { weight: 1, arbitrary: xnFirstDomain },
+  { weight: 1, arbitrary: label },
+);
 
 /** Input noise for the canonicalization property: dots, spaces, percent escapes, IP-like names, ports. */
 export const noisyDomain: fc.Arbitrary<string> = fc.oneof(
