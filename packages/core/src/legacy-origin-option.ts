@@ -5,12 +5,15 @@ import type { DenyReason, Verdict, VerifyContext } from './verifier.js';
 // ---------------------------------------------------------------------------
 // Canaries: origins no configuration can name (issue #14 item 3).
 
-/** Random lowercase letters (letters only, so that a `[a-z.]+` pattern matches them as it would a real host). */
+/**
+ * Random lowercase letters (letters only, so that a `[a-z.]+` pattern matches
+ * them as it would a real host). `Math.random`, not Web Crypto: this runs at
+ * import, and Cloudflare Workers refuse `crypto.getRandomValues` in global
+ * scope; a label that no configuration names needs no secrecy.
+ */
 function randomLetters(count: number): string {
-  // Web Crypto: Node ≥ 19, Bun, Deno and Workers all have it.
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(count));
   let out = '';
-  for (const byte of bytes) out += String.fromCharCode(97 + (byte % 26));
+  for (let i = 0; i < count; i++) out += String.fromCharCode(97 + Math.floor(Math.random() * 26));
   return out;
 }
 

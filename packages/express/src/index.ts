@@ -49,7 +49,9 @@ export interface ExpressAmpCorsOptions extends Omit<AmpCorsConfig, 'maxAge'> {
   /**
    * The `cors` package's `origin`: an exact origin, `'*'`, a RegExp, an
    * array, `true` (any), `false` (none) or an {@link OriginCallback}. With
-   * `publishers` or `verifier` it adds origins; alone, it decides.
+   * `publishers` or `verifier` it adds origins; alone, it decides. With
+   * credentials, an option allowing origins nobody names (`true`, `'*'`,
+   * catch-all patterns, `cb(null, true)` for every origin) is refused.
    */
   readonly origin?: OriginOption | OriginCallback;
   /** Alias of `allowedHeaders` (the `cors` package's name). */

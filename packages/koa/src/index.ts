@@ -53,7 +53,10 @@ export type KoaOriginFunction<C extends KoaContextLike = KoaContextLike> = (ctx:
  * `@koa/cors` under their own names.
  */
 export interface KoaAmpCorsOptions extends Omit<AmpCorsConfig, 'credentials' | 'maxAge'> {
-  /** `@koa/cors`'s `origin`: an exact origin, `'*'`, or a {@link KoaOriginFunction}. With `publishers` or `verifier` it adds origins; alone, it decides. */
+  /**
+   * `@koa/cors`'s `origin`: an exact origin, `'*'`, or a {@link KoaOriginFunction}. With `publishers` or `verifier` it adds origins; alone, it decides.
+   * With credentials, an option allowing origins nobody names (`'*'`, `(ctx) => ctx.get('Origin')`) is refused.
+   */
   readonly origin?: string | KoaOriginFunction;
   /** Alias of `methods`. */
   readonly allowMethods?: string | readonly string[];
