@@ -65,7 +65,7 @@ function warner(context: CommandContext): (message: string) => Promise<void> {
 const SERVING_TYPES: readonly ServingType[] = ['c', 'v', 'wp', 'cert', 'i', 'ii', 'r'];
 
 const prefix: Command = {
-  summary: 'the AMP cache domain prefix of a publisher domain (SPEC §2)',
+  summary: 'the AMP cache domain prefix of a publisher domain (spec §2)',
   usage: 'prefix <domain>',
   options: {},
   examples: ['ampcors prefix en-us.example.com', 'ampcors prefix --json < domains.txt'],
@@ -94,7 +94,7 @@ const origin: Command = {
 };
 
 const url: Command = {
-  summary: 'the AMP cache URL of a publisher URL (SPEC §3)',
+  summary: 'the AMP cache URL of a publisher URL (spec §3)',
   usage: 'url <publisher-url> [--cache <id>] [--type c|v|wp|cert|i|ii|r] [--width <n>]',
   options: {
     cache: { type: 'string', arg: '<id>', description: `the cache (${CACHES.map((c) => c.id).join(', ')}; default ${CACHES[0]?.id})` },
@@ -124,7 +124,7 @@ const url: Command = {
 };
 
 const reverse: Command = {
-  summary: 'the publisher domain of a cache origin (SPEC §4)',
+  summary: 'the publisher domain of a cache origin (spec §4)',
   usage: 'reverse <origin>',
   options: {},
   examples: ['ampcors reverse https://0-en--us-example-com-0.cdn.ampproject.org'],
@@ -343,7 +343,7 @@ const compile: Command = {
 };
 
 const caches: Command = {
-  summary: 'the bundled AMP cache registry (caches.json snapshot, SPEC §1)',
+  summary: 'the bundled AMP cache registry (caches.json snapshot, spec §1)',
   usage: 'caches',
   options: {},
   examples: ['ampcors caches', 'ampcors caches --json'],

@@ -1,5 +1,5 @@
 /**
- * `ampcors explain`: the SPEC §4 step trace of `explainOrigin` from
+ * `ampcors explain`: the spec §4 step trace of `explainOrigin` from
  * `@ampcors/core`, as text or one JSON object per origin.
  */
 import {
@@ -125,9 +125,9 @@ function judgeWith(verify: (origin: string) => Verdict, sources: ReadonlyMap<str
   };
 }
 
-/** `ampcors explain`: the step-by-step reading of a cache origin (SPEC §4), with a verdict when publishers are given. */
+/** `ampcors explain`: the step-by-step reading of a cache origin (spec §4), with a verdict when publishers are given. */
 export const explain: Command = {
-  summary: 'explain, step by step, how ampcors reads an Origin (SPEC §4), with the verdict for a publisher list',
+  summary: 'explain, step by step, how ampcors reads an Origin (spec §4), with the verdict for a publisher list',
   usage: 'explain <origin> [--publishers <list|@file> [--origins <list|@file>]] [--cache <id>]',
   options: {
     publishers: { type: 'string', arg: '<list|@file>', description: 'publisher domains (example.com, *.example.org), a comma list or @file: adds the verdict and which listed domain produces the prefix' },

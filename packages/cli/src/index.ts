@@ -34,6 +34,9 @@ function exitCodesHelp(meanings: Readonly<Record<number, string>>): string[] {
   return ['Exit codes:', ...Object.entries(meanings).map(([code, meaning]) => `  ${code}  ${meaning}`)];
 }
 
+/** Where "spec §n" in the help texts points. */
+const SPEC_URL = 'https://github.com/ampcors/ampcors/blob/main/docs/spec.md';
+
 function mainHelp(): string[] {
   const names = Object.keys(COMMANDS);
   const width = Math.max(...names.map((n) => n.length));
@@ -49,6 +52,7 @@ function mainHelp(): string[] {
     'Lists (--publishers, --origins) are comma-separated; @file reads one entry per line from a file.',
     'Control characters of the input are shown escaped (\\x1b); --json output is JSON.',
     'Run `ampcors <command> --help` for its options. `ampcors --version` prints the version.',
+    `"spec §n" refers to the ampcors specification: ${SPEC_URL}`,
     '',
     ...exitCodesHelp(EXIT_MEANINGS),
   ];
