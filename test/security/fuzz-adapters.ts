@@ -39,7 +39,7 @@ import { type AmpCorsState, ampCors as koaAmpCors, type KoaAmpCorsOptions, type 
 import express5 from 'express';
 import Koa3 from 'koa';
 import { CORPUS_CONFIG } from './corpus.js';
-import { type AsyncFuzzTarget, checkVerdict, CORPUS_ORACLE, mutatedInput, outcome, type Random, randomInput } from './fuzz-engine.js';
+import { allowedSetOracle, type AsyncFuzzTarget, checkVerdict, CORPUS_ORACLE, mutatedInput, outcome, type Random, randomInput } from './fuzz-engine.js';
 
 const require = createRequire(import.meta.url);
 const express4 = require('express4') as typeof express5;
@@ -480,6 +480,8 @@ const KOA_BLOCKS: readonly Block[] = [
 
 /** One random drop-in configuration: blocks (one for Koa, a function or 1–2 static ones for Express), a form and credentials. */
 export interface DropInConfig {
+  /** With `publishers: ['example.com']` too: the option then adds origins to the verifier's. */
+  readonly publishers: boolean;
   readonly blocks: readonly Block[];
   /** An array of blocks even for one (Express). */
   readonly array: boolean;
@@ -495,19 +497,31 @@ export interface DropInInput {
 
 function randomConfig(rng: Random, koa: boolean): DropInConfig {
   const credentials = koa ? rng.pick([true, false, 'function'] as const) : rng.pick([true, false] as const);
-  if (koa) return { blocks: [rng.pick(KOA_BLOCKS)], array: false, form: rng.int(3) as Form, credentials };
-  if (rng.int(2) === 0) return { blocks: [rng.pick(EXPRESS_FUNCTIONS)], array: false, form: rng.int(4) as Form, credentials };
+  const publishers = rng.int(4) === 0;
+  if (koa) return { publishers, blocks: [rng.pick(KOA_BLOCKS)], array: false, form: rng.int(3) as Form, credentials };
+  if (rng.int(2) === 0) return { publishers, blocks: [rng.pick(EXPRESS_FUNCTIONS)], array: false, form: rng.int(4) as Form, credentials };
   const blocks = rng.int(2) === 0 ? [rng.pick(EXPRESS_BLOCKS)] : [rng.pick(EXPRESS_BLOCKS), rng.pick(EXPRESS_BLOCKS)];
-  return { blocks, array: blocks.length > 1 || rng.int(3) === 0, form: 0, credentials };
+  return { publishers, blocks, array: blocks.length > 1 || rng.int(3) === 0, form: 0, credentials };
 }
 
 function configKey(config: DropInConfig): string {
-  return JSON.stringify([config.blocks.map((b) => b.id), config.array, config.form, config.credentials]);
+  return JSON.stringify([config.publishers, config.blocks.map((b) => b.id), config.array, config.form, config.credentials]);
+}
+
+const DROP_IN_PUBLISHERS = ['example.com'];
+const publisherOracle = allowedSetOracle(DROP_IN_PUBLISHERS);
+const publisherReference = createVerifier({ publishers: DROP_IN_PUBLISHERS });
+
+/** True when the configuration's publishers make `origin` a publisher or cache origin, as the independent oracle confirms. */
+function publisherTrusts(config: DropInConfig, origin: string): boolean {
+  if (!config.publishers) return false;
+  const verdict = publisherReference.verify(origin);
+  return verdict.allowed && verdict.via !== 'same-origin' && publisherOracle.explain(origin, verdict) === undefined;
 }
 
 const DROP_IN_ORIGINS = [
   ...LISTED,
-  'https://sub.example.com', 'https://example.com', 'https://evil.com', 'https://evil-com.cdn.ampproject.org', 'http://localhost:3000', 'https://example.org.evil.net',
+  'https://sub.example.com', 'https://example.com', 'https://example-com.cdn.ampproject.org', 'https://www-example-com.cdn.ampproject.org', 'https://evil.com', 'https://evil-com.cdn.ampproject.org', 'http://localhost:3000', 'https://example.org.evil.net',
   'https://xn--bcher-kva.example', 'http://a.example', 'https://a.example:8443', 'https://A.example', 'https://a.example.', 'null', 'https://b.example.evil.com',
 ];
 
@@ -554,8 +568,8 @@ function expectRefusal(config: DropInConfig): boolean {
 
 /** Checks a drop-in answer against the blocks' meaning; returns a finding or undefined. */
 export function checkDropIn(config: DropInConfig, r: FuzzRequest, answer: Answer): string | undefined {
-  const allows = (origin: string) => config.blocks.some((block) => block.allows(origin));
-  const names = (origin: string) => config.blocks.some((block) => block.names(origin));
+  const allows = (origin: string) => config.blocks.some((block) => block.allows(origin)) || publisherTrusts(config, origin);
+  const names = (origin: string) => config.blocks.some((block) => block.names(origin)) || publisherTrusts(config, origin);
   const acao = answer.headers['access-control-allow-origin'];
   const credentials = answer.headers['access-control-allow-credentials'];
   if (answer.error !== undefined) {
@@ -626,7 +640,7 @@ function dropInTarget(name: string, build: (config: DropInConfig, late: Late) =>
       if (refuse) return 'accepted a reflect-all option with credentials';
       return checkDropIn(config, r, await entry.call(r));
     },
-    show: ({ config, request: r }) => JSON.stringify({ blocks: config.blocks.map((b) => b.id), array: config.array, form: config.form, credentials: config.credentials, request: r }),
+    show: ({ config, request: r }) => JSON.stringify({ publishers: config.publishers, blocks: config.blocks.map((b) => b.id), array: config.array, form: config.form, credentials: config.credentials, request: r }),
   };
 }
 
@@ -634,14 +648,14 @@ function expressDropIn(create: typeof express5) {
   return (config: DropInConfig, late: Late): Call => {
     const values = config.blocks.map((block) => block.value(config.form, late));
     const origin = config.array ? values : values[0];
-    return expressCall(create, { origin, credentials: config.credentials === true } as ExpressAmpCorsOptions);
+    return expressCall(create, { origin, credentials: config.credentials === true, ...(config.publishers && { publishers: DROP_IN_PUBLISHERS }) } as ExpressAmpCorsOptions);
   };
 }
 
 function koaDropIn(Create: typeof Koa3) {
   return (config: DropInConfig, late: Late): Call => {
     const credentials = config.credentials === 'function' ? () => true : config.credentials;
-    return koaCall(Create, { origin: (config.blocks[0] as Block).value(config.form, late), credentials } as KoaAmpCorsOptions);
+    return koaCall(Create, { origin: (config.blocks[0] as Block).value(config.form, late), credentials, ...(config.publishers && { publishers: DROP_IN_PUBLISHERS }) } as KoaAmpCorsOptions);
   };
 }
 
