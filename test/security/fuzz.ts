@@ -189,7 +189,7 @@ const md = [
   'input), to show that the allowed paths and the parsers behind the checksum were exercised, not only early refusals.',
   '',
   'Not checked, by design: the readable prefix of a domain `0.…-0` (first label `0`, last label ending in `-0`) reads as a',
-  '`0-…-0` wrap, so it does not reverse to the domain (SPEC §4 step 4; the verifier denies it, fail closed). No real TLD ends',
+  '`0-…-0` wrap, so it does not reverse to the domain ([spec §4 step 4](../../docs/spec.md#4-reverse-origin-to-publisher-domain); the verifier denies it, fail closed). No real TLD ends',
   'in `-0`, and exactly listed domains are matched without reversing. Example: `domainPrefix(\'0.a-0\')` is `0-a--0`.',
   '',
   '| entry point | inputs | random | mutated | seconds | inputs/s | findings | seed | date | outcomes |',
