@@ -3,7 +3,7 @@
 // request header or in __amp_source_origin never reflected. Issue #14: a
 // response's CORS headers are applied all or nothing (item 8), and drop-in
 // options that reflect every origin never pair credentials with it (item 3).
-import { type CorsDecision, type createCorsPolicy, isAmpCorsError, type Verdict } from '@ampcors/core';
+import { type CorsDecision, type createCorsPolicy, createVerifier, isAmpCorsError, type Verdict, type VerifyContext } from '@ampcors/core';
 import type { OriginCallback } from '@ampcors/express';
 import type { KoaOriginFunction } from '@ampcors/koa';
 import Koa from 'koa';
@@ -91,6 +91,26 @@ for (const adapter of ADAPTERS) {
       const next = await request(api.url).post('/api').set('Origin', CACHE_ORIGIN);
       expect(next.status).toBe(200);
       expect(next.headers['access-control-allow-origin']).toBe(CACHE_ORIGIN);
+    });
+
+    it('headers already sent while an asynchronous verifier answers: no escaped error, the server keeps serving', async () => {
+      let first = true;
+      const verifier = createVerifier({ publishers: ['example.com'] });
+      const slow = { verify: (origin: string | null | undefined, context?: VerifyContext) => new Promise<Verdict>((resolve) => setTimeout(() => resolve(verifier.verify(origin, context)), 10)) };
+      const api = await start(adapter, { verifier: slow }, {
+        before: (res) => {
+          if (!first) return;
+          first = false;
+          res.writeHead(202, { 'Content-Type': 'text/plain' });
+          res.end('early');
+        },
+      });
+      const early = await request(api.url).post('/api').set('Origin', CACHE_ORIGIN);
+      expect([early.status, early.text, early.headers['access-control-allow-origin']]).toEqual([202, 'early', undefined]);
+      // Long enough for the late verdict to be applied to the finished response (it used to escape as an unhandled rejection).
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const next = await request(api.url).post('/api').set('Origin', CACHE_ORIGIN);
+      expect([next.status, next.headers['access-control-allow-origin']]).toEqual([200, CACHE_ORIGIN]);
     });
 
     it.each([
