@@ -54,13 +54,16 @@ export interface InProcessResult {
 }
 
 /**
- * Round length of a configuration, in ms of CPU: Express's × 4. An Express
- * hello world allocates enough that V8 runs a full collection every few
- * hundred ms (tens of ms each on this machine), so a short round's figure
- * depends on whether one fell in it; a longer round averages them.
+ * Round length of a configuration, in ms of CPU: Express's × 4, the Fetch
+ * API's (Fetch, Hono) × 2. An Express hello world allocates enough that V8
+ * runs a full collection every few hundred ms (tens of ms each on this
+ * machine), and undici's `Request`/`Response` (streams, an `AbortSignal`)
+ * nearly as much, so a short round's figure depends on whether a collection
+ * fell in it; a longer round averages them.
  */
 export function roundMsOf(config: ConfigName, plan: InProcessPlan): number {
-  return frameworkOf(config) === 'express' ? plan.roundMs * 4 : plan.roundMs;
+  const framework = frameworkOf(config);
+  return framework === 'express' ? plan.roundMs * 4 : framework === 'koa' ? plan.roundMs : plan.roundMs * 2;
 }
 
 function workerArgs(config: ConfigName, plan: InProcessPlan): string[] {
