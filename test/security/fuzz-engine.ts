@@ -38,6 +38,7 @@ import {
   loadAllowSet,
   parseOrigin,
   prefixForms,
+  readablePrefixForms,
   reverseOrigin,
   unicodeDomain,
   urlExpressions,
@@ -408,9 +409,14 @@ function reverseOriginTarget(): FuzzTarget<string> {
         if (!result.ok) return undefined;
         if (input !== `https://${result.prefix}.${result.cache.cacheDomain}`) return 'reversed an origin that is not https://<prefix>.<cache>';
         if (result.hashed) return result.prefix.includes('-') ? 'a prefix with - called hashed' : undefined;
-        // Forward check: the domain found must produce the prefix.
-        const forms = prefixForms(result.publisherDomain).map((f) => f.prefix);
-        return forms.includes(result.prefix) ? undefined : `reversed to ${result.publisherDomain}, whose prefixes are ${forms.join(', ')}`;
+        // Forward check: every domain found (the claimants) must produce the prefix under one of the readable algorithms, before
+        // the allow-set drops forms another domain can claim (prefixForms); the first claimant is the publisher domain.
+        if (result.claimants[0]?.publisherDomain !== result.publisherDomain) return 'the publisher domain is not the first claimant';
+        for (const { publisherDomain } of result.claimants) {
+          const forms = readablePrefixForms(publisherDomain).map((f) => f.prefix);
+          if (!forms.includes(result.prefix)) return `reversed to ${publisherDomain}, whose readable prefixes are ${forms.join(', ')}`;
+        }
+        return undefined;
       },
     ),
   );
@@ -468,8 +474,15 @@ function domainPrefixTarget(): FuzzTarget<string> {
         // so it does not reverse (fail closed). No real TLD ends in `-0`; exact domains are matched without reversing.
         const unicode = unicodeDomain(domain);
         if (unicode.startsWith('0.') && unicode.endsWith('-0')) return undefined;
+        // Not checked, by design: a domain whose last label cannot be a top-level domain (neither letters only nor an A-label,
+        // e.g. `example.org0`) could not exist, so no cache origin reverses to it (fail closed); exact domains match without reversing.
+        const tld = domain.slice(domain.lastIndexOf('.') + 1);
+        if (!/^[a-z]+$/.test(tld) && !tld.startsWith('xn--')) return undefined;
+        // It reverses to the domain, or to a list of claimants that names it (when algorithms collide).
         const reversed = reverseOrigin(`https://${prefix}.cdn.ampproject.org`);
-        return reversed.ok && !reversed.hashed && reversed.publisherDomain === domain ? undefined : `prefix ${prefix} of ${domain} does not reverse to it (${reversed.ok ? (reversed.hashed ? 'hashed' : reversed.publisherDomain) : reversed.reason})`;
+        return reversed.ok && !reversed.hashed && reversed.claimants.some((claimant) => claimant.publisherDomain === domain)
+          ? undefined
+          : `prefix ${prefix} of ${domain} does not reverse to it (${reversed.ok ? (reversed.hashed ? 'hashed' : reversed.publisherDomain) : reversed.reason})`;
       },
     ),
   );
