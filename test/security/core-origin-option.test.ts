@@ -1,0 +1,185 @@
+// Drop-in origin options at the core level (issue #14 item 3), so that the
+// mutation run (core-*.test.ts) covers legacy-origin-option.ts: RegExps asked
+// about canary origins, and the origin-function guard behind the Express and
+// Koa adapters (construction probe, per-request questions, canary re-check).
+import { compileOriginOption, createCorsPolicy, isAmpCorsError, type Verdict } from '@ampcors/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+const A = 'https://a.example';
+const TAIL = 'together with credentials lets every site read credentialed responses; list the trusted origins or set credentials: false';
+
+function refusal(build: () => unknown): string {
+  try {
+    build();
+  } catch (error) {
+    return isAmpCorsError(error) ? `${error.code}: ${error.message}` : `other: ${String(error)}`;
+  }
+  return 'accepted';
+}
+
+describe('compileOriginOption: a RegExp that matches a canary origin is refused with credentials, like true', () => {
+  // Each pattern matches exactly one kind of canary: dropping any canary lets one through.
+  it.each([
+    ['.invalid (the reserved TLD)', /\.invalid$/],
+    ['a .com host', /^https:\/\/[a-z]+\.com$/],
+    ['every AMP cache origin', /\.cdn\.ampproject\.org$/],
+    ['a www. host under .org', /^https:\/\/www\./],
+    ['http', /^http:/],
+    ['a port', /:8443$/],
+  ])('%s', (_name, pattern) => {
+    const message = refusal(() => compileOriginOption(pattern, { credentials: true }));
+    expect(message.startsWith(`unsafe-configuration: origin ${String(pattern)} (it allowed `)).toBe(true);
+    expect(message.endsWith(TAIL)).toBe(true);
+    expect(refusal(() => compileOriginOption([A, pattern], { credentials: true, perRequest: true }))).toContain('an origin no configuration names');
+    expect(compileOriginOption(pattern, { credentials: false })(A)).toBe(false);
+  });
+
+  it('names the canary it matched and keeps the wording of true', () => {
+    const byTrue = refusal(() => compileOriginOption(true, { credentials: true }));
+    const byPattern = refusal(() => compileOriginOption(/.*/, { credentials: true }));
+    expect(byTrue.endsWith(TAIL)).toBe(true);
+    expect(byPattern.endsWith(TAIL)).toBe(true);
+    expect(byPattern).toMatch(/^unsafe-configuration: origin \/\.\*\/ \(it allowed https:\/\/ampcorscanary[a-z]{12}\.invalid, an origin no configuration names\) together/);
+  });
+
+  it('keeps precise patterns, and clones g and y patterns before asking them', () => {
+    const sticky = /^https:\/\/a\.example$/gy;
+    const matcher = compileOriginOption(sticky, { credentials: true });
+    expect([matcher(A), matcher(A), matcher(A)]).toEqual([true, true, true]);
+    expect(sticky.lastIndex).toBe(0);
+    expect(compileOriginOption(/^https:\/\/([a-z0-9-]+\.)*example\.com$/, { credentials: true })('https://evil.com')).toBe(false);
+  });
+});
+
+/** A guard built the way the adapters build it, and the questions its function was asked. */
+function guarded(answer: (origin: string) => unknown, credentials = true) {
+  const asked: string[] = [];
+  const ask = (origin: string) => {
+    asked.push(origin);
+    return answer(origin);
+  };
+  const policy = createCorsPolicy({}, true);
+  const source = policy.guardOriginFunction(ask, credentials);
+  return { asked, source, ask };
+}
+
+const isCanary = (origin: string) => /ampcorscanary[a-z]{12}/.test(origin);
+const allowed = (verdict: Verdict) => [verdict.allowed, verdict.origin, verdict.allowed ? verdict.sourceOrigin : undefined];
+
+describe('guardOriginFunction: construction', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('refuses, with credentials, a function that allows a canary synchronously, in every answer shape', () => {
+    for (const answer of [() => true, (o: string) => o, () => '*', () => /.*/, () => [/ampcorscanary/], (o: string) => (o.endsWith('.invalid') ? o : false)]) {
+      const message = refusal(() => guarded(answer));
+      expect(message).toMatch(/^unsafe-configuration: the origin function \(it allowed https?:\/\/ampcorscanary[a-z]{12}\./);
+      expect(message.endsWith(TAIL)).toBe(true);
+    }
+  });
+
+  it('asks every canary shape, and nothing without credentials', () => {
+    const { asked } = guarded(() => false);
+    expect(asked.length).toBe(6);
+    expect(asked.every(isCanary)).toBe(true);
+    expect(new Set(asked.map((o) => o.replace(/ampcorscanary[a-z]{12}/, 'L')))).toEqual(
+      new Set(['https://L.invalid', 'https://L.com', 'https://L.cdn.ampproject.org', 'https://www.L.org', 'http://L.invalid', 'https://L.invalid:8443']),
+    );
+    expect(guarded(() => true, false).asked).toEqual([]);
+  });
+
+  it('accepts a function that throws, rejects, answers garbage or a different origin for the canaries', () => {
+    for (const answer of [
+      () => {
+        throw new Error('unknown');
+      },
+      () => Promise.reject(new Error('unknown')),
+      () => 'not an origin',
+      () => A,
+      () => [false, 'https://b.example'],
+      () => null,
+    ]) {
+      expect(refusal(() => guarded(answer))).toBe('accepted');
+    }
+  });
+
+  it('fails every request once a late answer allows a canary', async () => {
+    const { source } = guarded((o) => Promise.resolve(o === A || isCanary(o)));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(() => source().verify(A)).toThrow(TAIL);
+  });
+
+  it('takes silence for "not allowed" after two seconds, without holding construction', async () => {
+    vi.useFakeTimers();
+    const { source } = guarded((o) => (o === A ? true : new Promise(() => undefined)));
+    const pending = source().verify(A);
+    expect(pending).toBeInstanceOf(Promise);
+    let settled: Verdict | undefined;
+    void (pending as Promise<Verdict>).then((verdict) => {
+      settled = verdict;
+    });
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled && allowed(settled)).toEqual([true, A, undefined]);
+  });
+});
+
+describe('guardOriginFunction: per request', () => {
+  it('asks nothing without an Origin, for a malformed one, or without AMP-Same-Origin', () => {
+    const { asked, source } = guarded((o) => o === A);
+    asked.length = 0;
+    expect(source().verify(null)).toMatchObject({ allowed: false, reason: 'missing' });
+    expect(source().verify('https://A.example')).toMatchObject({ allowed: false, reason: 'not-canonical' });
+    expect(source().verify(undefined, { sourceOrigin: A })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
+    expect(source().verify('', { ampSameOrigin: 'true' })).toMatchObject({ allowed: true, via: 'same-origin' });
+    expect(asked).toEqual([]);
+  });
+
+  it('asks about a same-origin request source origin itself', () => {
+    const { asked, source } = guarded((o) => o === A);
+    asked.length = 0;
+    expect(allowed(source().verify(null, { ampSameOrigin: 'true', sourceOrigin: A }) as Verdict)).toEqual([true, null, A]);
+    expect(source().verify(null, { ampSameOrigin: 'true', sourceOrigin: 'https://evil.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
+    expect(asked).toEqual([A, 'https://evil.com']);
+  });
+
+  it('asks about a different __amp_source_origin separately: true vouches only for the origin asked about', () => {
+    const { asked, source } = guarded((o) => o === A);
+    asked.length = 0;
+    expect(source().verify(A, { sourceOrigin: 'https://evil.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
+    expect(asked.slice(0, 2)).toEqual([A, 'https://evil.com']);
+    asked.length = 0;
+    expect(allowed(source().verify(A, { sourceOrigin: A }) as Verdict)).toEqual([true, A, A]);
+    expect(asked.filter((o) => !isCanary(o))).toEqual([A]);
+  });
+
+  it('re-checks an allow with credentials against one canary of the same scheme and port, and fails when it is allowed too', () => {
+    let open = false;
+    const { asked, source } = guarded((o) => open || o === 'http://a.example:8080');
+    asked.length = 0;
+    expect(allowed(source().verify('http://a.example:8080') as Verdict)).toEqual([true, 'http://a.example:8080', undefined]);
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toMatch(/^http:\/\/(www\.)?ampcorscanary[a-z]{12}\.[a-z.]+:8080$/);
+    open = true;
+    expect(() => source().verify('http://a.example:8080')).toThrow(TAIL);
+    // Without credentials (the construction's or this request's) the function is trusted as it answers.
+    expect(allowed(source(undefined, false).verify('https://evil.com') as Verdict)).toEqual([true, 'https://evil.com', undefined]);
+  });
+
+  it("answers of '*' or a catch-all pattern with credentials are errors; without credentials they allow the origin asked about", () => {
+    for (const answer of ['*', /.*/]) {
+      const { source } = guarded((o) => (o === A ? answer : false));
+      expect(() => source().verify(A)).toThrow(TAIL);
+      expect(allowed(source(undefined, false).verify(A) as Verdict)).toEqual([true, A, undefined]);
+    }
+  });
+
+  it("asks in the request's own way when given one, and denies what it does not allow", async () => {
+    const { source } = guarded(() => false);
+    const perRequest = source(async (o) => (o === A ? [A] : undefined));
+    expect(allowed(await perRequest.verify(A))).toEqual([true, A, undefined]);
+    expect(await perRequest.verify('https://evil.com')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+  });
+});
