@@ -209,12 +209,53 @@ describe('no form another domain can claim (SPEC §6)', () => {
     const verifier = createVerifier({ publishers: ['www.ab--cd.example.com'] });
     expect(amppackagerPrefix('www.ab--cd.example.com')).toBe(fallbackPrefix('www.ab--cd.example.com'));
     expect(verifier.verify(origin(fallbackPrefix('www.ab--cd.example.com')))).toMatchObject({ allowed: true, reason: 'cache-origin-hashed' });
-    expect(verifier.verify(origin('www-ab----cd-example-com')).allowed).toBe(true);
+    // Its readable prefix is also the guide's prefix of www.ab.-.cd.example.com (a browser host: edge hyphens are allowed).
+    expect(verifier.verify(origin('www-ab----cd-example-com'))).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'www.ab.-.cd.example.com' });
+    expect(createVerifier({ publishers: ['*.example.com'] }).verify(origin('www-ab----cd-example-com')).allowed).toBe(true);
   });
-  it('я-дома.рф: amppackager\'s byte-position wrap is allowed', () => {
+  it('я-дома.рф: amppackager\'s byte-position wrap is computed, and denied: Go gives it to another domain too', () => {
     const verifier = createVerifier({ publishers: ['я-дома.рф'] });
     expect(amppackagerPrefix(canonicalDomain('я-дома.рф'))).toBe('xn--0-----0-5fg9azfva1a6czi');
-    expect(verifier.verify(origin('xn--0-----0-5fg9azfva1a6czi'))).toMatchObject({ allowed: true, prefixForm: 'amppackager' });
+    // Go decodes the joined label xn--0-<…>-0-jckzi of xn-0.<…>.рф.0.jckzi leniently (non-ASCII kept in the basic part) into the same label.
+    expect(amppackagerPrefix('xn-0.xn----8sb5byd.xn--p1ai.0.jckzi')).toBe('xn--0-----0-5fg9azfva1a6czi');
+    expect(verifier.verify(origin('xn--0-----0-5fg9azfva1a6czi'))).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'xn-0.xn----8sb5byd.xn--p1ai.0.jckzi' });
+    for (const { prefix } of allPrefixForms(canonicalDomain('я-дома.рф')).filter((f) => !f.prefix.includes('-'))) expect(verifier.verify(origin(prefix)).allowed).toBe(true);
+  });
+  it.each([
+    // A first label of non-ASCII letters only: its readable prefix starts xn--- and toolbox gives xn-.<rest>.<tail> the same string.
+    ['ன.com', 'xn---com-fxl', 'xn-.com.fxl'],
+    ['xn--0zd.org', 'xn---org-zxs', 'xn-.org.zxs'],
+    ['xn--obb.org.fun', 'xn---org-fun-vmj', 'xn-.org.fun.vmj'],
+  ])('%s: the readable %s is also %s\'s (an edge-hyphen label): denied, the hashes allowed', (domain, prefix, twin) => {
+    const verifier = createVerifier({ publishers: [domain] });
+    expect(domainPrefixOf(canonicalDomain(domain))).toBe(prefix);
+    expect(toolboxPrefix(twin)).toBe(prefix);
+    const verdict = verifier.verify(origin(prefix));
+    expect(verdict).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+    expect(verdict.allowed ? '' : verdict.detail).toContain(twin);
+    expect(prefixForms(domain).map((f) => f.prefix)).not.toContain(prefix);
+    expect(loadAllowSet(compileAllowSet([domain])).verifyOrigin(origin(prefix)).allowed).toBe(false);
+    for (const { prefix: hashed } of allPrefixForms(canonicalDomain(domain)).filter((f) => !f.prefix.includes('-'))) {
+      expect(verifier.verify(origin(hashed))).toMatchObject({ allowed: true, reason: 'cache-origin-hashed' });
+    }
+    // Both edge-hyphen readings claim it; neither can be configured (canonicalDomain is stricter than browsers), so nothing restores it.
+    expect(prefixClaimants(prefix).map((c) => c.publisherDomain)).toEqual([canonicalDomain(domain), twin, twin.replace('xn-.', 'xn.-')]);
+    expect(() => canonicalDomain(twin)).toThrow();
+  });
+  it('j-ş.de: every readable form is claimed by another domain (edge-hyphen or Go-lenient twins); the hashes are allowed', () => {
+    const ascii = canonicalDomain('j-ş.de');
+    const verifier = createVerifier({ publishers: ['j-ş.de'] });
+    const readable = allPrefixForms(ascii).filter((f) => f.prefix.includes('-'));
+    expect(readable.length).toBeGreaterThan(0);
+    for (const { prefix } of readable) {
+      const verdict = verifier.verify(origin(prefix));
+      expect(verdict, prefix).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+      const twin = verdict.allowed ? undefined : verdict.publisherDomain;
+      expect(twin).not.toBe(ascii);
+      expect(verdict.allowed ? '' : verdict.detail).toContain(twin);
+      expect(allPrefixForms(twin as string).map((f) => f.prefix)).toContain(prefix);
+    }
+    for (const { prefix } of allPrefixForms(ascii).filter((f) => !f.prefix.includes('-'))) expect(verifier.verify(origin(prefix)).allowed).toBe(true);
   });
   it('never a transitional form: fass-de belongs to fass.de, not faß.de', () => {
     const verifier = createVerifier({ publishers: ['faß.de'] });

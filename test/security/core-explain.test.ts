@@ -3,6 +3,7 @@
 // SPEC §4, the notes of failed steps, the 320-character display cut, and
 // configuration errors that are not AmpCorsErrors.
 import { amppackagerPrefix, CACHES, EXPLAIN_MAX_SHOWN, type ExplainStep, explainOrigin, fallbackPrefix, reverseOrigin, toolboxPrefix } from '@ampcors/core';
+import { domainToUnicode } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const TITLES: Record<string, string> = {
@@ -123,15 +124,15 @@ describe('explainOrigin: complete traces', () => {
     expect(amppackagerPrefix('ab--cd.com')).toBe(fallbackPrefix('ab--cd.com'));
   });
   it('a prefix that spells no domain: the note is canonicalDomain\'s message', () => {
-    const explanation = explainOrigin('https://a---b-com.cdn.ampproject.org');
+    const explanation = explainOrigin('https://a-b-1.cdn.ampproject.org');
     expect(rows(explanation.steps).at(-1)).toEqual([
       'canonical-domain',
       'failed',
-      'a-.b.com',
+      'a.b.1',
       null,
-      'Invalid domain "a-.b.com": label "a-" is not letters, digits and inner hyphens',
+      'Invalid domain "a.b.1": it ends in a number: an IP address is not a domain',
     ]);
-    expect(explanation.result).toMatchObject({ ok: false, reason: 'invalid-domain', detail: 'the prefix spells "a-.b.com", not a domain' });
+    expect(explanation.result).toMatchObject({ ok: false, reason: 'invalid-domain', detail: 'the prefix spells "a.b.1", not a domain' });
   });
   it('a prefix that spells a trailing dot: its canonical form is named', () => {
     const explanation = explainOrigin('https://0-example-com--0.cdn.ampproject.org');
@@ -156,8 +157,11 @@ describe('explainOrigin: complete traces', () => {
     }
   });
   it('a long spelled name is cut at 80 characters, as reverseOrigin does', () => {
-    const spelled = Array.from({ length: 45 }, () => '1').join('.');
-    const origin = `https://${spelled.replaceAll('.', '-')}.cdn.ampproject.org`;
+    // 24 labels ü (xn--tda) and a numeric last label: a 56-octet prefix that spells 194 characters.
+    const spelled = `${Array.from({ length: 24 }, () => 'xn--tda').join('.')}.1`;
+    const prefix = 'xn--------------------------1-ewcbbbbbbbbbbbbbbbbbbbbbbb';
+    expect(domainToUnicode(prefix)).toBe(`${Array.from({ length: 24 }, () => 'ü').join('-')}-1`);
+    const origin = `https://${prefix}.cdn.ampproject.org`;
     const explanation = explainOrigin(origin);
     expect(explanation.result).toEqual(reverseOrigin(origin));
     expect(explanation.result).toMatchObject({ reason: 'invalid-domain', detail: `the prefix spells ${JSON.stringify(spelled.slice(0, 80))}, not a domain` });

@@ -3,6 +3,7 @@
 // reproduces a prefix, custom caches, and hostile input that must come back
 // as a result, never as an exception.
 import { type AmpCache, CACHES, decodePrefix, domainPrefix, findCacheOfHost, reverseOrigin, toolboxPrefix } from '@ampcors/core';
+import { domainToUnicode } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const GOOGLE = CACHES[0] as AmpCache;
@@ -84,11 +85,16 @@ describe('reverseOrigin: failures name their reason', () => {
     expect(result).toMatchObject({ ok: false, reason: 'invalid-domain' });
     const spelled = prefix.replaceAll('-', '.');
     expect(spelled.length).toBeGreaterThan(50);
-    const long = Array.from({ length: 45 }, () => '1').join('-');
+    // A prefix of at most 67 octets can spell more than 80: 24 labels ü (xn--tda) and a numeric last label.
+    const long = 'xn--------------------------1-ewcbbbbbbbbbbbbbbbbbbbbbbb';
+    expect(domainToUnicode(long)).toBe(`${Array.from({ length: 24 }, () => 'ü').join('-')}-1`);
+    expect(long.length).toBeLessThanOrEqual(67);
+    const spelledLong = `${Array.from({ length: 24 }, () => 'xn--tda').join('.')}.1`;
     const longResult = reverseOrigin(`https://${long}.cdn.ampproject.org`);
+    expect(longResult).toMatchObject({ ok: false, reason: 'invalid-domain' });
     const detail = longResult.ok === false ? longResult.detail : '';
-    expect(detail).toContain(JSON.stringify(long.replaceAll('-', '.').slice(0, 80)));
-    expect(detail).not.toContain(long.replaceAll('-', '.').slice(0, 81));
+    expect(detail).toContain(JSON.stringify(spelledLong.slice(0, 80)));
+    expect(detail).not.toContain(spelledLong.slice(0, 81));
   });
 });
 
@@ -102,6 +108,7 @@ describe('reverseOrigin: successes', () => {
       publisherDomain: 'a-b.example.com',
       form: 'spec',
       claimants: [{ publisherDomain: 'a-b.example.com', form: 'spec' }],
+      claimantsComplete: true,
     });
     expect(reverseOrigin('https://0-en--us-example-com-0.cdn.ampproject.org')).toMatchObject({ ok: true, publisherDomain: 'en-us.example.com', form: 'spec' });
   });
@@ -118,6 +125,7 @@ describe('reverseOrigin: successes', () => {
       publisherDomain: domain,
       form: 'toolbox',
       claimants: [{ publisherDomain: domain, form: 'toolbox' }],
+      claimantsComplete: true,
     });
     expect(reverseOrigin(`https://${domainPrefix(domain)}.cdn.ampproject.org`)).toMatchObject({ ok: true, form: 'spec', publisherDomain: domain });
   });

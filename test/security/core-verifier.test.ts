@@ -107,8 +107,10 @@ describe('verify: what an allowed verdict says', () => {
     const toolbox = prefixForms('in--trouble.com').find((f) => f.form === 'toolbox');
     expect(toolbox?.prefix).not.toContain('-');
     expect(dashes.verify(`https://${toolbox!.prefix}.cdn.ampproject.org`)).toMatchObject({ allowed: true, reason: 'cache-origin-hashed', prefixForm: 'toolbox' });
-    // A readable prefix of the same domain is not hashed.
-    expect(dashes.verify(cacheOrigin('in--trouble.com'))).toMatchObject({ allowed: true, reason: 'cache-origin', prefixForm: 'spec' });
+    // Its readable prefix 0-in----trouble-com-0 is also in.-.trouble.com's (an edge-hyphen label): denied, naming it.
+    expect(dashes.verify(cacheOrigin('in--trouble.com'))).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'in.-.trouble.com' });
+    // A readable prefix is not hashed.
+    expect(createVerifier({ publishers: ['in-trouble.com'] }).verify(cacheOrigin('in-trouble.com'))).toMatchObject({ allowed: true, reason: 'cache-origin', prefixForm: 'spec' });
     expect(idn.verify(cacheOrigin('bücher.de'))).toMatchObject({ allowed: true, reason: 'cache-origin', prefixForm: 'spec' });
   });
   it('a publisher origin by the default rule names its domain', () => {

@@ -1,7 +1,7 @@
 import { cacheIndexOf } from './cache-origin.js';
 import type { AmpCache } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
-import { hashedPrefixForms, isHashedPrefix, type PrefixForm } from './domain-prefix.js';
+import { hashedPrefixForms, isHashedPrefix, MAX_PREFIX_LENGTH, type PrefixForm } from './domain-prefix.js';
 import { acceptedReadableForms } from './prefix-forms.js';
 
 /** What the allow-set knows of one accepted cache origin. */
@@ -38,8 +38,6 @@ const FORMS: readonly PrefixForm[] = ['spec', 'toolbox', 'amppackager', 'hash-as
 const FORM_CODE: Readonly<Record<PrefixForm, number>> = { spec: 0, toolbox: 1, amppackager: 2, 'hash-ascii': 3, 'hash-unicode': 4 };
 const FORM_SLOTS = 8;
 const SCHEME = 'https://';
-/** Longest accepted prefix: toolbox checks 63 octets before its `0-…-0` wrap (SPEC §6). */
-const MAX_PREFIX_LENGTH = 67;
 /**
  * Entries remembered per generation of the recent-origin memo: two
  * generations bound it to twice this many (about 10 MB at most).

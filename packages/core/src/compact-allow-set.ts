@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
+import { MAX_PREFIX_LENGTH } from './domain-prefix.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
 import { prefixForms } from './prefix-forms.js';
 import { parsePublisherRules } from './publisher-rules.js';
@@ -79,12 +80,6 @@ export interface AllowSetBuilder {
   /** Sorts, removes duplicates, encodes and checksums: the file's bytes. */
   build(): Uint8Array;
 }
-
-/**
- * Longest prefix any accepted form can have: toolbox-cache-url checks 63
- * octets before its `0-…-0` wrap, so its prefix reaches 67 (SPEC §6).
- */
-const MAX_ACCEPTED_PREFIX_LENGTH = 67;
 
 function invalidSet(message: string): AmpCorsError {
   return new AmpCorsError('invalid-allow-set', `Invalid allow-set: ${message}`);
@@ -421,7 +416,7 @@ function makeAllowSet(
   encoding: AllowSetEncoding,
 ): CompactAllowSet {
   const has = (prefix: string): boolean => {
-    if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_ACCEPTED_PREFIX_LENGTH) return false;
+    if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_PREFIX_LENGTH) return false;
     const digest = prefixDigest(prefix);
     let low = 0;
     let high = count - 1;
@@ -465,11 +460,15 @@ function makeAllowSet(
       return deny('hashed-unknown', 'hashed prefix of no compiled publisher domain', { cache, prefix });
     }
     // A compiled readable form has exactly one claimant, its domain (see AllowSetBuilder.add).
-    const only = reversed.claimants.length === 1 ? reversed.claimants[0] : undefined;
+    const only = reversed.claimants.length === 1 && reversed.claimantsComplete ? reversed.claimants[0] : undefined;
     if (only && has(prefix)) {
       return allow('cache-origin', `prefix of ${only.publisherDomain}, in the compiled allow-set`, { publisherDomain: only.publisherDomain, prefixForm: only.form });
     }
-    const detail = only ? `${only.publisherDomain} is not in the compiled allow-set` : `${prefix} is the prefix of ${reversed.claimants.map((c) => c.publisherDomain).join(' and ')}: a shared prefix is never compiled`;
+    const detail = only
+      ? `${only.publisherDomain} is not in the compiled allow-set`
+      : reversed.claimantsComplete
+        ? `${prefix} is the prefix of ${reversed.claimants.map((c) => c.publisherDomain).join(' and ')}: a shared prefix is never compiled`
+        : `${prefix} reads as too many possible domains: such a prefix is never compiled`;
     return deny('unknown-publisher', detail, { cache, prefix, publisherDomain: reversed.publisherDomain });
   };
 

@@ -10,6 +10,8 @@ export const MAX_LABEL_LENGTH = 63;
 const MAX_INPUT_LENGTH = 1024;
 
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+// Letters, digits and hyphens anywhere: what a browser accepts (WHATWG URL: CheckHyphens=false) and DNS holds.
+const BROWSER_LABEL = /^[a-z0-9-]+$/;
 // LDH labels of 1–63 octets, the last one not all digits.
 const CANONICAL_ASCII = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*(?=[a-z0-9-]*[a-z-])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 // WHATWG URL "ends in a number": a last label of digits, or `0x` + hex digits, makes the host an IPv4 address.
@@ -84,10 +86,14 @@ export function canonicalDomain(domain: string): string {
 /**
  * The host a browser makes of `name` if it is one that could hold a
  * publisher page, else `undefined` (never throws): as {@link canonicalDomain}
- * but without its U-label restrictions that go beyond browsers and RFC 1123
- * (`--` in positions 3–4, punctuation). Labels are still LDH, never starting
- * or ending with a hyphen (RFC 1123 host names; certificates are issued for
- * nothing else), so the SPEC §2 replacement of `-` and `.` stays one-to-one.
+ * but without its restrictions that go beyond browsers: `--` in positions
+ * 3–4, punctuation in a U-label, and labels (or U-labels) that start or end
+ * with a hyphen — browsers accept them (the WHATWG URL standard runs UTS #46
+ * with CheckHyphens=false) and DNS holds them (`xn-.com.fxl`, `a.-.b.com`).
+ * Labels are letters, digits and hyphens of 1–63 octets. Because a label may
+ * now start or end with `-`, the SPEC §2 replacement of `-` and `.` is no
+ * longer one-to-one (`a-.b` and `a.-b` both spell `a---b`): the claimant
+ * search reads every hyphen run every way (SPEC §6).
  * Used to enumerate every domain that may claim a cache prefix (SPEC §6).
  */
 export function browserHost(name: string): string | undefined {
@@ -124,7 +130,7 @@ function checkHost(domain: string, strict: boolean): HostCheck {
   for (const label of labels) {
     if (label.length === 0) return { why: 'empty label' };
     if (label.length > MAX_LABEL_LENGTH) return { why: `label longer than ${MAX_LABEL_LENGTH} octets` };
-    if (!LDH_LABEL.test(label)) return { why: `label ${JSON.stringify(label)} is not letters, digits and inner hyphens` };
+    if (!(strict ? LDH_LABEL : BROWSER_LABEL).test(label)) return { why: `label ${JSON.stringify(label)} is not letters, digits and inner hyphens` };
     if (label.startsWith('xn--') && !validULabel(label, strict)) return { why: `label ${JSON.stringify(label)} decodes to a label that is not a valid U-label` };
   }
   if (NUMERIC_LAST_LABEL.test(ascii)) return { why: 'it ends in a number: an IP address is not a domain' };
@@ -132,16 +138,17 @@ function checkHost(domain: string, strict: boolean): HostCheck {
 }
 
 /**
- * RFC 5891 §4.2.3.1, on top of what UTS #46 checked: a U-label neither
- * begins nor ends with a hyphen, and — `strict`, beyond browsers — has no
- * hyphens in both its third and fourth positions (so it is never itself an
- * `xn--` label) and holds no control, format, separator or ASCII punctuation
- * code point other than the joiners (which passed CONTEXTJ).
+ * RFC 5891 §4.2.3.1, on top of what UTS #46 checked, and only `strict`
+ * (beyond browsers, which skip the hyphen checks): a U-label neither begins
+ * nor ends with a hyphen, has no hyphens in both its third and fourth
+ * positions (so it is never itself an `xn--` label) and holds no control,
+ * format, separator or ASCII punctuation code point other than the joiners
+ * (which passed CONTEXTJ).
  */
 function validULabel(label: string, strict: boolean): boolean {
+  if (!strict) return true;
   const unicode = toUnicode(label);
   if (unicode.startsWith('-') || unicode.endsWith('-')) return false;
-  if (!strict) return true;
   const points = Array.from(unicode.slice(0, 8));
   return !(points[2] === '-' && points[3] === '-') && !U_LABEL_FORBIDDEN.test(unicode.replace(JOINERS, ''));
 }

@@ -9,6 +9,14 @@ import { canonicalDomain, MAX_LABEL_LENGTH, unicodeDomain } from './domain-name.
 export const HASHED_PREFIX_LENGTH = 52;
 
 /**
+ * Longest prefix any accepted form can have: toolbox-cache-url checks 63
+ * octets before its `0-…-0` wrap, so its prefix reaches 67 (SPEC §6); the
+ * others stop at 63, the hashes are 52. A longer label is refused before any
+ * decoding or hashing.
+ */
+export const MAX_PREFIX_LENGTH = 67;
+
+/**
  * SPEC §4 step 2, written once: a domain prefix without `-` is a hash. Every
  * readable form of a domain that can exist (two labels at least) has a `-`
  * (for the dot, or in `xn--`); base32 has none.
@@ -170,8 +178,126 @@ function utf8ByteLength(s: string): number {
   return bytes;
 }
 
+// RFC 3492 (Punycode) parameters.
+const PUNY_BASE = 36;
+const PUNY_T_MIN = 1;
+const PUNY_T_MAX = 26;
+const PUNY_INITIAL_N = 128;
+const PUNY_INITIAL_BIAS = 72;
+
+/** RFC 3492 §6.1: the bias after a delta. */
+function punyAdapt(delta: number, points: number, first: boolean): number {
+  let d = first ? Math.floor(delta / 700) : Math.floor(delta / 2);
+  d += Math.floor(d / points);
+  let k = 0;
+  for (; d > ((PUNY_BASE - PUNY_T_MIN) * PUNY_T_MAX) >> 1; k += PUNY_BASE) d = Math.floor(d / (PUNY_BASE - PUNY_T_MIN));
+  return k + Math.floor(((PUNY_BASE - PUNY_T_MIN + 1) * d) / (d + 38));
+}
+
+/** RFC 3492: the threshold of digit position `k`. */
+function punyThreshold(k: number, bias: number): number {
+  return k <= bias ? PUNY_T_MIN : k >= bias + PUNY_T_MAX ? PUNY_T_MAX : k - bias;
+}
+
+/**
+ * RFC 3492 §6.2 decoding as Go's x/net/idna does it (amppackager): all
+ * before the last `-` is copied as it is, ASCII or NOT, then the base-36
+ * deltas insert code points. `undefined` when invalid.
+ */
+function goPunycodeDecode(encoded: string): string | undefined {
+  const last = encoded.lastIndexOf('-');
+  if (last === 0) return undefined;
+  if (last === encoded.length - 1) return encoded.slice(0, -1);
+  const output = last > 0 ? Array.from(encoded.slice(0, last)) : [];
+  let n = PUNY_INITIAL_N;
+  let i = 0;
+  let bias = PUNY_INITIAL_BIAS;
+  for (let pos = last + 1; pos < encoded.length; ) {
+    const oldI = i;
+    for (let w = 1, k = PUNY_BASE; ; k += PUNY_BASE) {
+      if (pos === encoded.length) return undefined;
+      const c = encoded.charCodeAt(pos++);
+      const digit = c >= 48 && c <= 57 ? c - 22 : c >= 97 && c <= 122 ? c - 97 : c >= 65 && c <= 90 ? c - 65 : -1;
+      if (digit < 0) return undefined;
+      i += digit * w;
+      const t = punyThreshold(k, bias);
+      if (i > 0x7fffffff) return undefined;
+      if (digit < t) break;
+      w *= PUNY_BASE - t;
+      if (w > 0x7fffffff) return undefined;
+    }
+    bias = punyAdapt(i - oldI, output.length + 1, oldI === 0);
+    n += Math.floor(i / (output.length + 1));
+    i %= output.length + 1;
+    if (n > 0x10ffff || output.length >= 1024) return undefined;
+    output.splice(i, 0, String.fromCodePoint(n));
+    i++;
+  }
+  return output.join('');
+}
+
+/**
+ * The inverse of {@link goPunycodeDecode} for one choice: the encoding of
+ * the code points `points` whose basic part keeps those marked in `keep`
+ * (non-ASCII ones too) and whose deltas insert the others (each ≥ 128),
+ * in the order the decoder inserts them (by code point, then left to right).
+ * `undefined` when a removed code point is ASCII.
+ */
+export function goPunycodeEncode(points: readonly number[], keep: readonly boolean[]): string | undefined {
+  const inserted: number[] = [];
+  for (let p = 0; p < points.length; p++) if (!keep[p]) inserted.push(p);
+  inserted.sort((a, b) => (points[a] as number) - (points[b] as number) || a - b);
+  const present = keep.slice();
+  let length = points.length - inserted.length;
+  let out = '';
+  for (let p = 0; p < points.length; p++) if (keep[p]) out += String.fromCodePoint(points[p] as number);
+  out += '-';
+  let n = PUNY_INITIAL_N;
+  let i = 0;
+  let bias = PUNY_INITIAL_BIAS;
+  for (const [step, p] of inserted.entries()) {
+    const cp = points[p] as number;
+    if (cp < n) return undefined;
+    let index = 0;
+    for (let q = 0; q < p; q++) if (present[q]) index++;
+    const delta = (cp - n) * (length + 1) + index - i;
+    for (let q = delta, k = PUNY_BASE; ; k += PUNY_BASE) {
+      const t = punyThreshold(k, bias);
+      if (q < t) {
+        out += String.fromCharCode(q < 26 ? 97 + q : 22 + q);
+        break;
+      }
+      const digit = t + ((q - t) % (PUNY_BASE - t));
+      out += String.fromCharCode(digit < 26 ? 97 + digit : 22 + digit);
+      q = Math.floor((q - t) / (PUNY_BASE - t));
+    }
+    bias = punyAdapt(delta, length + 1, step === 0);
+    n = cp;
+    i = index + 1;
+    length++;
+    present[p] = true;
+  }
+  return out;
+}
+
+/**
+ * Go's ToASCII of an `xn--` label that holds non-ASCII characters (a first
+ * label `xn-…` joined to IDN labels, `xn--fm-উপপগ…-org`): the rest is
+ * decoded by {@link goPunycodeDecode}, which must give a valid label that
+ * UTS #46 leaves unchanged and that passes Go's hyphen rule; its standard
+ * A-label is the result. `null` on any error.
+ */
+function goLenientALabel(label: string): string | null {
+  const decoded = goPunycodeDecode(label.slice(4));
+  if (decoded === undefined || decoded === '' || decoded.includes('.') || goHyphenRule(decoded)) return null;
+  const ascii = uts46ToASCII(decoded, AMPPACKAGER_UTS46);
+  return ascii !== null && ascii.startsWith('xn--') && toUnicode(ascii) === decoded ? ascii : null;
+}
+
 /** amppackager's IDNA ToASCII of one label: the A-label form, or `null` on any error. */
 function amppackagerLabelToASCII(label: string): string | null {
+  // Go decodes an `xn--` label even when it holds non-ASCII characters.
+  if (label.startsWith('xn--') && NON_ASCII.test(label)) return goLenientALabel(label);
   const ascii = uts46ToASCII(label, AMPPACKAGER_UTS46);
   if (ascii === null) return null;
   // Go validates an `xn--` label after decoding it.
@@ -188,7 +314,12 @@ function amppackagerLabelToASCII(label: string): string | null {
  * 2. Every `-` becomes `--`, every `.` becomes `-`.
  * 3. IDNA ToASCII of that single label (UTS #46 mapping, Bidi, CONTEXTJ,
  *    STD3, at most 63 octets, the hyphen rule on bytes): if it succeeds and
- *    holds a `-`, that is the prefix.
+ *    holds a `-`, that is the prefix. A label starting `xn--` is
+ *    punycode-decoded first, Go's way: a first label `xn-…` joined to IDN
+ *    labels keeps its non-ASCII characters in the basic part and its last
+ *    hyphen-free part is read as deltas (`xn-fm.উপপগইঠদপ.org` →
+ *    `xn--fm--4fc453fla2h5cscvbae`); the decoded label must be valid and
+ *    unmapped, and its standard A-label is the prefix.
  * 4. Else, if the label has `-` at UTF-8 bytes 3 and 4, the same for
  *    `0-` + label + `-0` (so `я-дома.рф` → `xn--0-----0-5fg9azfva1a6czi`).
  * 5. Else the hash (SPEC §2 fallback) of the domain.
@@ -305,9 +436,13 @@ export function readableFormsOf(ascii: string): PrefixFormEntry[] {
   return forms;
 }
 
-/** A canonical plain-ASCII domain: no `xn--` label and no label starting `xn-` (whose joined label would start `xn--`). */
+/**
+ * A plain-ASCII domain: no `xn--` label and no label starting `xn-`, nor a
+ * first label `xn` before a label starting `-` (either makes the joined label
+ * start `xn--`, which toolbox does not wrap).
+ */
 function isPlainDomain(ascii: string): boolean {
-  return !ascii.includes('xn-');
+  return !ascii.includes('xn-') && !ascii.startsWith('xn.-');
 }
 
 /**

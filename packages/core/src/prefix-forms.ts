@@ -1,19 +1,29 @@
 import { canonicalDomain } from './domain-name.js';
 import { allPrefixForms, isHashedPrefix, type PrefixFormEntry, readablePrefixForms } from './domain-prefix.js';
-import { prefixClaimants } from './prefix-claimants.js';
+import { searchClaimants } from './prefix-claimants.js';
 
 /**
- * The other domains that claim `prefix`, a readable form of the canonical
- * `domain` (SPEC §6 "no form another domain can claim"). Fast path: a domain
- * with no label starting `xn-` has readable forms that are its own label,
- * maybe wrapped in `0-…-0`, with no `xn--` to decode; their only readings
- * are the domain itself and `0.….0`, which ends in a number.
+ * True when a canonical domain's readable prefixes read back only as itself
+ * (and as `0.….0`, which ends in a number): no label starting `xn-` (so no
+ * `xn--` to decode, literally or Go's lenient way) and no `--` (so every run
+ * of hyphens in its prefix is one `-`, a dot, or two, a hyphen: `a--b-c`
+ * reads only as `a-b.c`, since two dots in a row would be an empty label).
+ * Canonical domains have no label that starts or ends with `-`, which would
+ * make runs of three (`a---b-c` is `a-.b.c` and `a.-b.c`).
  */
-export function otherClaimants(domain: string, prefix: string): string[] {
-  if (isHashedPrefix(prefix) || !domain.includes('xn-')) return [];
-  return prefixClaimants(prefix)
-    .map((claimant) => claimant.publisherDomain)
-    .filter((claimant) => claimant !== domain);
+function readsOnlyAsItself(domain: string): boolean {
+  return !domain.includes('xn-') && !domain.includes('--');
+}
+
+/**
+ * True when `prefix`, a readable form of the canonical `domain`, is also the
+ * form of a domain that could exist and is neither `domain` nor `covered`
+ * by the configuration (SPEC §6 "no form another domain can claim"), or
+ * when too many domains could have it to check them all (fail-closed).
+ */
+export function claimedByAnother(domain: string, prefix: string, covered: (domain: string) => boolean = () => false): boolean {
+  if (isHashedPrefix(prefix) || readsOnlyAsItself(domain)) return false;
+  return !searchClaimants(prefix, (claimant) => claimant.publisherDomain !== domain && !covered(claimant.publisherDomain)).complete;
 }
 
 /**
@@ -24,7 +34,7 @@ export function otherClaimants(domain: string, prefix: string): string[] {
  */
 export function acceptedReadableForms(domain: string, covered: (domain: string) => boolean): PrefixFormEntry[] {
   const forms = readablePrefixForms(domain);
-  return domain.includes('xn-') ? forms.filter(({ prefix }) => otherClaimants(domain, prefix).every(covered)) : forms;
+  return readsOnlyAsItself(domain) ? forms : forms.filter(({ prefix }) => !claimedByAnother(domain, prefix, covered));
 }
 
 /**
@@ -34,14 +44,16 @@ export function acceptedReadableForms(domain: string, covered: (domain: string) 
  * the SHA-256 hash of the ASCII and of the Unicode form (for every domain);
  * then a readable form is dropped when another domain that could exist has
  * it under any of these algorithms (toolbox's `xn--shop-example-org-fun` of
- * `xn-shop.example.org.fun` is also `shopђ.example.org`'s). Duplicates are
- * removed, first form wins. Each is derived from the domain alone, so none
- * widens trust; transitional forms (`fass-de` for `faß.de`) are never listed.
+ * `xn-shop.example.org.fun` is also `shopђ.example.org`'s; the guide's
+ * `xn---com-fxl` of `ன.com` is also toolbox's of `xn-.com.fxl`). Duplicates
+ * are removed, first form wins. Each is derived from the domain alone, so
+ * none widens trust; transitional forms (`fass-de` for `faß.de`) are never
+ * listed.
  *
  * @throws AmpCorsError `invalid-domain` for a malformed domain.
  * @example prefixForms('example.com').map((f) => f.prefix) // ['example-com', '<hash of example.com>']
  */
 export function prefixForms(publisherDomain: string): PrefixFormEntry[] {
   const ascii = canonicalDomain(publisherDomain);
-  return allPrefixForms(ascii).filter(({ prefix }) => otherClaimants(ascii, prefix).length === 0);
+  return allPrefixForms(ascii).filter(({ prefix }) => !claimedByAnother(ascii, prefix));
 }

@@ -2,10 +2,10 @@ import { toASCII } from 'punycode/punycode.es6.js';
 import { type CacheOriginFailure, checkCacheOrigin } from './cache-origin.js';
 import { CACHES, type AmpCache } from './caches.js';
 import { browserHost, canonicalDomain } from './domain-name.js';
-import { isHashedPrefix, type ReadableForm, readablePrefixForms } from './domain-prefix.js';
+import { isHashedPrefix, MAX_PREFIX_LENGTH, type ReadableForm, readablePrefixForms } from './domain-prefix.js';
 import { isAmpCorsError } from './errors.js';
 import { parseOrigin, type OriginSyntaxReason } from './origin-header.js';
-import { decodeXnLabel, foldHyphens, type PrefixClaimant, prefixClaimants, unwrapLabel } from './prefix-claimants.js';
+import { decodeXnLabel, foldHyphens, MAX_CLAIMANT_CANDIDATES, type PrefixClaimant, searchClaimants, unwrapLabel } from './prefix-claimants.js';
 
 export { findCacheOfHost } from './cache-origin.js';
 
@@ -72,6 +72,13 @@ export interface ReversedOrigin {
   readonly form: ReadableForm;
   /** Every domain that could exist with this prefix under an accepted algorithm (SPEC §6); more than one when algorithms collide. */
   readonly claimants: readonly PrefixClaimant[];
+  /**
+   * False when the prefix has more readings than the claimant search
+   * examines (`MAX_CLAIMANT_CANDIDATES`): `claimants` may then miss some,
+   * and the prefix must be treated as claimed by a domain outside any
+   * configuration.
+   */
+  readonly claimantsComplete: boolean;
 }
 
 /** An origin on a cache whose prefix is a hash and cannot be reversed. */
@@ -190,6 +197,10 @@ export function reverseOrigin(origin: string | null | undefined, options: Revers
     return steps.fail('remove-suffix', parsed.host, checked.reason, checked.detail, { cache, ...(checked.prefix === undefined ? {} : { prefix: checked.prefix }) });
   }
   const { prefix } = checked;
+  // No accepted form is longer (toolbox's reaches 67 octets): refused before any decoding or hashing.
+  if (prefix.length > MAX_PREFIX_LENGTH) {
+    return steps.fail('remove-suffix', parsed.host, 'not-a-label', `the domain prefix is ${prefix.length} octets; no cache prefix is longer than ${MAX_PREFIX_LENGTH}`, { cache, prefix });
+  }
   steps.add('remove-suffix', parsed.host, prefix, `removed ".${cache.cacheDomain}"`);
   // Step 2: a prefix without '-' is a hash.
   if (isHashedPrefix(prefix)) {
@@ -197,7 +208,7 @@ export function reverseOrigin(origin: string | null | undefined, options: Revers
     return { ok: true, hashed: true, cache, prefix };
   }
   steps.add('check-hashed', prefix, prefix, 'contains "-": reversible');
-  const claimants = prefixClaimants(prefix);
+  const { claimants, complete } = searchClaimants(prefix);
   // The guide's reading is traced, and says why a prefix with no claimant spells none.
   const failure = steps.tracing || claimants.length === 0 ? guideReading(prefix, claimants, steps) : undefined;
   if (claimants.length === 0) {
@@ -205,12 +216,13 @@ export function reverseOrigin(origin: string | null | undefined, options: Revers
     return steps.fail(step, input, reason, detail, { cache, prefix }, note);
   }
   if (failure) steps.add(failure.step, failure.input, null, `${failure.note}; other readings follow`, 'skipped');
-  if (steps.tracing && (failure || claimants.length > 1)) {
+  if (steps.tracing && (failure || claimants.length > 1 || !complete)) {
     const list = claimants.map((c) => `${c.publisherDomain} (${c.form})`).join(', ');
-    steps.add('find-claimants', prefix, claimants.map((c) => c.publisherDomain).join(' '), `every domain with this prefix under an accepted algorithm: ${list}`);
+    const more = complete ? '' : `; more than ${MAX_CLAIMANT_CANDIDATES} readings, so possibly others`;
+    steps.add('find-claimants', prefix, claimants.map((c) => c.publisherDomain).join(' '), `every domain with this prefix under an accepted algorithm: ${list}${more}`);
   }
   const first = claimants[0] as PrefixClaimant;
-  return { ok: true, hashed: false, cache, prefix, publisherDomain: first.publisherDomain, form: first.form, claimants };
+  return { ok: true, hashed: false, cache, prefix, publisherDomain: first.publisherDomain, form: first.form, claimants, claimantsComplete: complete };
 }
 
 /**

@@ -274,6 +274,13 @@ export function createVerifier(config: VerifierConfig): Verifier {
     // SPEC §6: allowed only when every domain that has this prefix, under any
     // accepted algorithm, is trusted (here: under a wildcard rule, since the
     // exact domains' origins are all in the table).
+    if (!reversed.claimantsComplete) {
+      return deny(origin, 'unknown-publisher', `${prefix} reads as too many possible domains to check that each is a configured publisher`, {
+        cache,
+        prefix,
+        publisherDomain: reversed.publisherDomain,
+      });
+    }
     const outside = reversed.claimants.find((claimant) => !matchesPublisher(claimant.publisherDomain, rules));
     if (outside === undefined) {
       const claimant = reversed.claimants.find((c) => wildcardBaseOf(c.publisherDomain, rules) !== undefined) ?? reversed.claimants[0];

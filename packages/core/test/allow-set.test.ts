@@ -1,11 +1,12 @@
 // The allow-set (readable prefix table, hashed prefixes made on first need,
 // recent-origin memo) must answer exactly like a map from every accepted
 // origin string to its entry, built from the definition: every form of
-// allPrefixForms × caches whose other claimants (prefixClaimants) are all
+// allPrefixForms × caches whose claimants (searchClaimants, complete) are all
 // configured, the first listed domain winning.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AllowEntry, allPrefixForms, type AmpCache, buildAllowSet, CACHES, canonicalDomain, prefixClaimants } from '../src/index.js';
+import { type AllowEntry, allPrefixForms, type AmpCache, buildAllowSet, CACHES, canonicalDomain } from '../src/index.js';
+import { searchClaimants } from '../src/prefix-claimants.js';
 import { asciiLabel, publisherDomain } from './arbitraries.js';
 
 /** The reference: one entry per origin string. */
@@ -15,7 +16,8 @@ function referenceMap(domains: readonly string[], caches: readonly AmpCache[]): 
   for (const raw of domains) {
     const domain = canonicalDomain(raw);
     for (const { prefix, form } of allPrefixForms(domain)) {
-      if (!prefixClaimants(prefix).every((claimant) => configured.has(claimant.publisherDomain))) continue;
+      const search = prefix.includes('-') ? searchClaimants(prefix) : { complete: true, claimants: [] };
+      if (!search.complete || !search.claimants.every((claimant) => configured.has(claimant.publisherDomain))) continue;
       for (const cache of caches) {
         const origin = `https://${prefix}.${cache.cacheDomain}`;
         if (!map.has(origin)) map.set(origin, { publisherDomain: domain, cache, prefix, form });
