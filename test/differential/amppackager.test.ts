@@ -206,20 +206,141 @@ function unspell(label: string): string {
 }
 
 /**
+ * SPEC §6.6: a prefix with more readings than this (each way of reading the hyphen runs of each
+ * undone label, plus each choice of Go's lenient decoding) is denied whoever it belongs to (fail-closed).
+ */
+const MAX_READINGS = 256;
+
+/** The labels a prefix reads as before its hyphens are read: punycode-decoded and unwrapped, in both orders, each optional. */
+function undoneBodies(prefix: string): string[] {
+  const decode = (label: string): string | null => {
+    if (!label.startsWith('xn--')) return null;
+    const unicode = tr46.toUnicode(label);
+    return unicode.error ? null : unicode.domain;
+  };
+  const unwrap = (label: string): string | null => (label.length >= 4 && label.startsWith('0-') && label.endsWith('-0') ? label.slice(2, -2) : null);
+  const decoded = decode(prefix);
+  const unwrapped = unwrap(prefix);
+  const all = [prefix, decoded, decoded === null ? null : unwrap(decoded), unwrapped, unwrapped === null ? null : decode(unwrapped)];
+  return [...new Set(all.filter((label): label is string => label !== null))];
+}
+
+/** How many ways the hyphen runs of `body` read (see {@link everyUnspelling}), counting past `limit` only to `limit + 1`. */
+function countUnspellings(body: string, limit: number): number {
+  let count = 0;
+  const walk = (at: number, dot: boolean, started: boolean): void => {
+    if (count > limit) return;
+    if (at === body.length) {
+      if (!dot) count++;
+      return;
+    }
+    if (body[at] !== '-') return walk(at + 1, false, true);
+    if (body[at + 1] === '-') walk(at + 2, false, true);
+    if (!dot && started) walk(at + 1, true, true);
+  };
+  walk(0, false, false);
+  return count;
+}
+
+/** The number of readings of a prefix (SPEC §6.6), up to MAX_READINGS + 1. */
+function readingCount(prefix: string): number {
+  let count = 0;
+  for (const body of undoneBodies(prefix)) count += countUnspellings(body, MAX_READINGS);
+  if (prefix.startsWith('xn--')) {
+    const unicode = tr46.toUnicode(prefix);
+    if (!unicode.error) count += 2 ** Array.from(unicode.domain).filter((ch) => ch.codePointAt(0)! >= 0x80).length - 2;
+  }
+  return Math.min(count, MAX_READINGS + 1);
+}
+
+/**
+ * Every way to read the runs of hyphens of `body` (SPEC §4 step 5 when labels
+ * may start or end with `-`, as browser hosts may: `a---b` is `a-.b` and
+ * `a.-b`): each `--` a hyphen, each single `-` a dot, never two dots in a
+ * row, no dot at either end. Written from the definition, by brute force.
+ */
+function everyUnspelling(body: string, out: Set<string>): void {
+  const walk = (at: number, text: string, dot: boolean): void => {
+    if (at === body.length) {
+      if (!dot) out.add(text);
+      return;
+    }
+    if (body[at] !== '-') return walk(at + 1, text + body[at], false);
+    if (body[at + 1] === '-') walk(at + 2, `${text}-`, false);
+    if (!dot && text !== '') walk(at + 1, `${text}.`, true);
+  };
+  walk(0, '', false);
+}
+
+/**
+ * RFC 3492 encoding of `points` whose basic part keeps the code points marked
+ * in `keep` (non-ASCII ones too), the others inserted by the deltas: what Go's
+ * x/net/idna decodes back to `points` (it copies all before the last `-`,
+ * ASCII or not). Brute force: the delta of each insertion, in the decoder's
+ * order (by code point, then left to right), from the positions themselves.
+ */
+function encodeKeeping(points: readonly number[], keep: readonly boolean[]): string | null {
+  const order = points.map((_, i) => i).filter((i) => !keep[i]).sort((a, b) => points[a]! - points[b]! || a - b);
+  if (order.some((i) => points[i]! < 0x80)) return null;
+  const present = [...keep];
+  let out = `${String.fromCodePoint(...points.filter((_, i) => keep[i]))}-`;
+  let n = 0x80;
+  let i = 0;
+  let bias = 72;
+  let length = present.filter(Boolean).length;
+  const digit = (d: number): string => String.fromCharCode(d < 26 ? 97 + d : 22 + d);
+  for (const [step, at] of order.entries()) {
+    const index = present.slice(0, at).filter(Boolean).length;
+    const delta = (points[at]! - n) * (length + 1) + index - i;
+    let q = delta;
+    for (let k = 36; ; k += 36) {
+      const t = k <= bias ? 1 : k >= bias + 26 ? 26 : k - bias;
+      if (q < t) break;
+      out += digit(t + ((q - t) % (36 - t)));
+      q = Math.floor((q - t) / (36 - t));
+    }
+    out += digit(q);
+    // RFC 3492 §6.1 bias adaptation.
+    let d = step === 0 ? Math.floor(delta / 700) : Math.floor(delta / 2);
+    d += Math.floor(d / (length + 1));
+    let k = 0;
+    while (d > 455) {
+      d = Math.floor(d / 35);
+      k += 36;
+    }
+    bias = k + Math.floor((36 * d) / (d + 38));
+    n = points[at]!;
+    i = index + 1;
+    length++;
+    present[at] = true;
+  }
+  return out;
+}
+
+/**
  * The domains a readable prefix can be read as: with and without
  * punycode-decoding an `xn--` prefix, with and without removing `0-…-0`
- * (the readings of the guide, of toolbox-cache-url, and of plain ASCII).
+ * (the readings of the guide, of toolbox-cache-url, and of plain ASCII),
+ * each run of hyphens read every way; and, for an `xn--` prefix, the names Go's
+ * lenient decoding reads as it (amppackager: `xn-` + the decoded text with
+ * some non-ASCII characters kept in the basic part, the deltas as last label).
  */
 function readingsOf(prefix: string): Set<string> {
-  const bodies = [prefix];
-  if (prefix.startsWith('xn--')) {
-    const decoded = tr46.toUnicode(prefix);
-    if (!decoded.error) bodies.push(decoded.domain);
-  }
+  const bodies = undoneBodies(prefix);
   const readings = new Set<string>();
-  for (const body of bodies) {
-    readings.add(unspell(body));
-    if (body.startsWith('0-') && body.endsWith('-0')) readings.add(unspell(body.slice(2, -2)));
+  for (const body of bodies) readings.add(unspell(body));
+  for (const body of bodies) everyUnspelling(body, readings);
+  const unicode = prefix.startsWith('xn--') ? tr46.toUnicode(prefix) : null;
+  const decoded = unicode === null || unicode.error ? null : unicode.domain;
+  if (decoded !== null) {
+    const points = Array.from(decoded, (ch) => ch.codePointAt(0)!);
+    const wide = points.map((cp, i) => (cp >= 0x80 ? i : -1)).filter((i) => i >= 0);
+    for (let mask = 1; mask < 2 ** wide.length - 1; mask++) {
+      const keep = points.map((_, i) => !wide.some((w, b) => w === i && Math.floor(mask / 2 ** b) % 2 === 1));
+      const encoded = encodeKeeping(points, keep);
+      // Only a letters-only last label could be a top-level domain.
+      if (encoded !== null && /-[a-z]+$/.test(encoded)) readings.add(unspell(`xn--${encoded}`));
+    }
   }
   return readings;
 }
@@ -227,6 +348,7 @@ function readingsOf(prefix: string): Set<string> {
 /** Another domain that could exist and claims `prefix`, found by reading the prefix back; `null` if none. */
 async function twinClaim(prefix: string, ownAscii: string): Promise<{ domain: string; algorithm: string } | null> {
   if (!prefix.includes('-')) return null;
+  if (readingCount(prefix) > MAX_READINGS) return { domain: `one of more than ${MAX_READINGS} readings`, algorithm: 'fail-closed (SPEC §6.6)' };
   const key = `${prefix} ${ownAscii}`;
   let found = twinMemo.get(key);
   if (found === undefined) {
@@ -499,8 +621,6 @@ describe('differential: the issue\'s amppackager examples', () => {
   it.each([
     // A later label with `--` at 3–4: amppackager hashes the ASCII host.
     'www.ab--cd.example.com',
-    // The UTF-8 byte wrap of amppackager.
-    'я-дома.рф',
     // The hash of a configured domain (the pre-2020 Google cache hashed en-us.… names).
     'en-us.example.com',
   ])('%s: its amppackager prefix and the hash of its ASCII and Unicode forms are allowed', (domain) => {
@@ -511,6 +631,21 @@ describe('differential: the issue\'s amppackager examples', () => {
       const verdict = verifier.verify(cacheOrigin(prefix));
       expect(verdict.allowed, `${domain}: ${prefix} → ${verdictText(verdict)}`).toBe(true);
     }
+  });
+
+  it("я-дома.рф: amppackager's UTF-8 byte wrap is also the prefix Go gives xn-0.xn----8sb5byd.xn--p1ai.0.jckzi (lenient punycode): denied; the hashes allowed", () => {
+    const ascii = whatwgHost('я-дома.рф')!;
+    const prefix = amppackagerPrefix(ascii).prefix!;
+    expect(prefix).toBe('xn--0-----0-5fg9azfva1a6czi');
+    // The twin: Go decodes its joined label xn--0-<…>-0-jckzi with non-ASCII characters kept in the basic part.
+    const twin = 'xn-0.xn----8sb5byd.xn--p1ai.0.jckzi';
+    expect(browserDomain(twin)).toBe(twin);
+    expect(couldExist(twin)).toBe(true);
+    expect(amppackagerOf(twin, false).prefix).toBe(prefix);
+    const verifier = configure('я-дома.рф');
+    const verdict = verifier.verify(cacheOrigin(prefix));
+    expect(verdict.allowed, verdictText(verdict)).toBe(false);
+    for (const hash of [amppackagerHash(ascii), amppackagerHash(unicodeOf(ascii))]) expect(verifier.verify(cacheOrigin(hash)).allowed).toBe(true);
   });
 
   it("faß.de: amppackager's transitional fass-de is fass.de's, and denied", () => {

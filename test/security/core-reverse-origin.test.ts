@@ -162,3 +162,17 @@ describe('reverseOrigin: successes', () => {
     }
   });
 });
+
+describe('reverseOrigin: a prefix longer than any accepted form is refused first (issue 13 complexity review)', () => {
+  it('67 octets is the longest accepted prefix (toolbox wraps after its 63-octet check); 68 is not-a-label, before decoding or hashing', () => {
+    // 67 a's: a hash-like prefix, judged as one.
+    expect(reverseOrigin(`https://${'a'.repeat(67)}.cdn.ampproject.org`)).toMatchObject({ ok: true, hashed: true });
+    for (const prefix of ['a'.repeat(68), 'a'.repeat(234), `${'xn--'.repeat(17)}a`, `${'xn--'.repeat(58)}a`]) {
+      const result = reverseOrigin(`https://${prefix}.cdn.ampproject.org`);
+      expect(result, prefix).toMatchObject({ ok: false, reason: 'not-a-label', prefix, cache: GOOGLE });
+      expect(result.ok ? '' : result.detail).toBe(`the domain prefix is ${prefix.length} octets; no cache prefix is longer than 67`);
+    }
+    // A 67-octet readable prefix is still read (here: it spells no domain).
+    expect(reverseOrigin(`https://${'xn--'.repeat(16)}abc.cdn.ampproject.org`)).toMatchObject({ ok: false, reason: 'invalid-domain' });
+  });
+});

@@ -134,6 +134,27 @@ describe('verify: what an allowed verdict says', () => {
   });
 });
 
+describe('verify: claimants with edge-hyphen labels under a wildcard rule (SPEC §6.6)', () => {
+  it('allows a prefix every reading of which is under the rule, and names the first claimant outside it', () => {
+    const wildcard = createVerifier({ publishers: ['*.example.com'] });
+    // ab--cd.example.com and ab.-.cd.example.com share 0-ab----cd-example-com-0: both are under *.example.com.
+    expect(wildcard.verify('https://0-ab----cd-example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: true, reason: 'cache-origin-wildcard' });
+    // An exact rule trusts only ab--cd.example.com: the twin is outside.
+    const exact = createVerifier({ publishers: ['ab--cd.example.com'] });
+    expect(exact.verify('https://0-ab----cd-example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'ab.-.cd.example.com' });
+    // a-.example.com and a.-example.com: the second is under *.example.com only if -example.com is… it is not.
+    expect(wildcard.verify('https://0-a---example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'a.-example.com' });
+  });
+  it('denies a prefix with more readings than the claimant search examines, even when every reading found is trusted', () => {
+    const wildcard = createVerifier({ publishers: ['*.example.com'] });
+    // Nine runs of three hyphens: 2^9 = 512 readings.
+    const prefix = `0-a${'---a'.repeat(9)}-example-com-0`;
+    const verdict = wildcard.verify(`https://${prefix}.cdn.ampproject.org`);
+    expect(verdict).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+    expect(detailOf(verdict)).toContain('too many possible domains');
+  });
+});
+
 describe('verify: __amp_source_origin', () => {
   const cache = 'https://example-com.cdn.ampproject.org';
   it('absent (undefined or null): the verdict is unchanged and carries no sourceOrigin', () => {

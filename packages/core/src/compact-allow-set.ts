@@ -434,7 +434,9 @@ function makeAllowSet(
     const raw = typeof origin === 'string' ? origin : null;
     const deny = (reason: DenyReason, detail: string, extra?: Partial<DeniedVerdict>): DeniedVerdict => ({ allowed: false, origin: raw, reason, detail, ...extra });
     // The verifier's reverse (SPEC §4, §6): syntax, cache, https, default port, one label, then the prefix.
-    const reversed = reverseOrigin(origin, { caches });
+    // A readable prefix is compiled only with one claimant: the search stops at a second one.
+    let found = 0;
+    const reversed = reverseOrigin(origin, { caches, stopAtClaimant: () => ++found > 1 });
     if (!reversed.ok) {
       const where = { ...(reversed.cache ? { cache: reversed.cache } : {}), ...(reversed.prefix === undefined ? {} : { prefix: reversed.prefix }) };
       if (reversed.reason === 'unknown-cache') {
@@ -461,12 +463,13 @@ function makeAllowSet(
     }
     // A compiled readable form has exactly one claimant, its domain (see AllowSetBuilder.add).
     const only = reversed.claimants.length === 1 && reversed.claimantsComplete ? reversed.claimants[0] : undefined;
+    const shared = reversed.claimants.length > 1;
     if (only && has(prefix)) {
       return allow('cache-origin', `prefix of ${only.publisherDomain}, in the compiled allow-set`, { publisherDomain: only.publisherDomain, prefixForm: only.form });
     }
     const detail = only
       ? `${only.publisherDomain} is not in the compiled allow-set`
-      : reversed.claimantsComplete
+      : shared
         ? `${prefix} is the prefix of ${reversed.claimants.map((c) => c.publisherDomain).join(' and ')}: a shared prefix is never compiled`
         : `${prefix} reads as too many possible domains: such a prefix is never compiled`;
     return deny('unknown-publisher', detail, { cache, prefix, publisherDomain: reversed.publisherDomain });

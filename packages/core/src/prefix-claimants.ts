@@ -240,10 +240,12 @@ function possibleDomain(reading: string): string | undefined {
 export function searchClaimants(prefix: string, stop?: (claimant: PrefixClaimant) => boolean): ClaimantSearch {
   const claimants: PrefixClaimant[] = [];
   if (isHashedPrefix(prefix) || prefix.length > MAX_PREFIX_LENGTH) return { claimants, complete: true };
+  // Fast path: nothing to decode or unwrap, and no run of three hyphens: one reading, the guide's.
+  const single = !prefix.startsWith('xn--') && unwrapLabel(prefix) === undefined && !prefix.includes('---');
   // Too many readings: only the guide's are examined (for the verdict's publisherDomain), and the search is incomplete.
-  const few = fewReadings(prefix);
+  const few = single || fewReadings(prefix);
   const seen = new Set<string>();
-  for (const reading of few ? readingsOf(prefix) : undoneLabels(prefix).map(foldHyphens)) {
+  for (const reading of single ? [foldHyphens(prefix)] : few ? readingsOf(prefix) : undoneLabels(prefix).map(foldHyphens)) {
     if (seen.has(reading)) continue;
     seen.add(reading);
     const domain = possibleDomain(reading);

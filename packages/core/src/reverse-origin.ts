@@ -56,6 +56,13 @@ export interface ReverseOriginOptions {
    * `explainOrigin`; without it nothing is recorded.
    */
   readonly trace?: ReverseTraceStep[];
+  /**
+   * Ends the claimant search at the first claimant for which this returns
+   * true (then `claimantsComplete` is false): a caller that only needs to
+   * know whether some claimant is outside its configuration stops there,
+   * so a hostile prefix with many readings costs little.
+   */
+  readonly stopAtClaimant?: (claimant: PrefixClaimant) => boolean;
 }
 
 /** An origin on a cache whose prefix was reversed to its publisher domain. */
@@ -208,12 +215,13 @@ export function reverseOrigin(origin: string | null | undefined, options: Revers
     return { ok: true, hashed: true, cache, prefix };
   }
   steps.add('check-hashed', prefix, prefix, 'contains "-": reversible');
-  const { claimants, complete } = searchClaimants(prefix);
+  const { claimants, complete } = searchClaimants(prefix, options.stopAtClaimant);
   // The guide's reading is traced, and says why a prefix with no claimant spells none.
   const failure = steps.tracing || claimants.length === 0 ? guideReading(prefix, claimants, steps) : undefined;
   if (claimants.length === 0) {
     const { step, input, reason, detail, note } = failure as ReadingFailure;
-    return steps.fail(step, input, reason, detail, { cache, prefix }, note);
+    const unread = complete ? '' : `; its other readings (more than ${MAX_CLAIMANT_CANDIDATES}) were not examined: denied whoever it belongs to`;
+    return steps.fail(step, input, reason, `${detail}${unread}`, { cache, prefix }, `${note}${unread}`);
   }
   if (failure) steps.add(failure.step, failure.input, null, `${failure.note}; other readings follow`, 'skipped');
   if (steps.tracing && (failure || claimants.length > 1 || !complete)) {

@@ -265,7 +265,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
       }
       return deny(origin, 'legacy-cache-origin', `the bare ${cache.name} origin does not identify a publisher (enable legacyCacheOrigins to allow it)`, { cache });
     }
-    const reversed = reverseOrigin(origin, { caches });
+    const outsideRules = (claimant: { readonly publisherDomain: string }): boolean => !matchesPublisher(claimant.publisherDomain, rules);
+    const reversed = reverseOrigin(origin, { caches, stopAtClaimant: outsideRules });
     if (!reversed.ok) return deny(origin, reversed.reason as DenyReason, reversed.detail, { cache, prefix });
     if (reversed.hashed) {
       const why = rules.wildcard.size > 0 ? '; a hashed prefix under a wildcard rule cannot be verified: list the domain exactly' : '';
@@ -274,14 +275,15 @@ export function createVerifier(config: VerifierConfig): Verifier {
     // SPEC §6: allowed only when every domain that has this prefix, under any
     // accepted algorithm, is trusted (here: under a wildcard rule, since the
     // exact domains' origins are all in the table).
-    if (!reversed.claimantsComplete) {
+    // The search stops at the first claimant outside the rules; stopped without one, it had too many readings.
+    const outside = reversed.claimants.find(outsideRules);
+    if (outside === undefined && !reversed.claimantsComplete) {
       return deny(origin, 'unknown-publisher', `${prefix} reads as too many possible domains to check that each is a configured publisher`, {
         cache,
         prefix,
         publisherDomain: reversed.publisherDomain,
       });
     }
-    const outside = reversed.claimants.find((claimant) => !matchesPublisher(claimant.publisherDomain, rules));
     if (outside === undefined) {
       const claimant = reversed.claimants.find((c) => wildcardBaseOf(c.publisherDomain, rules) !== undefined) ?? reversed.claimants[0];
       return withSource(
