@@ -32,6 +32,10 @@ export interface ClaimantSearch {
  */
 export const MAX_CLAIMANT_CANDIDATES = 256;
 
+/** A possible top-level domain of ASCII letters (or, below, an A-label). */
+const LETTERS = /^[a-z]+$/;
+const ASCII_LABEL = /^[\x00-\x7f]*$/;
+
 /** SPEC §4 step 3: the punycode-decoded `xn--` label, `undefined` when it is none or not valid punycode. */
 export function decodeXnLabel(label: string): string | undefined {
   if (!label.startsWith('xn--')) return undefined;
@@ -201,9 +205,6 @@ export function prefixReadings(prefix: string): string[] {
   return [...readings];
 }
 
-
-const LETTERS = /^[a-z]+$/;
-const ASCII_LABEL = /^[\x00-\x7f]*$/;
 
 /**
  * A domain that could exist (SPEC §6): a host a browser accepts (labels of
