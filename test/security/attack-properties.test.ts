@@ -12,6 +12,7 @@ import {
   fallbackPrefix,
   loadAllowSet,
   compileAllowSet,
+  createAsyncVerifier,
   parseOrigin,
   prefixClaimants,
   prefixForms,
@@ -241,6 +242,16 @@ describe('no form another domain can claim (SPEC §6)', () => {
     // Both edge-hyphen readings claim it; neither can be configured (canonicalDomain is stricter than browsers), so nothing restores it.
     expect(prefixClaimants(prefix).map((c) => c.publisherDomain)).toEqual([canonicalDomain(domain), twin, twin.replace('xn-.', 'xn.-')]);
     expect(() => canonicalDomain(twin)).toThrow();
+  });
+  it('an async source that says ன.com owns xn---com-fxl (or я-дома.рф its byte wrap) cannot make it allowed; its hashes can', async () => {
+    const hashes = allPrefixForms(canonicalDomain('ன.com')).filter((f) => !f.prefix.includes('-'));
+    const owner: Record<string, string> = { 'xn---com-fxl': 'xn--wlc.com', 'xn--0-----0-5fg9azfva1a6czi': 'xn----8sbl6aj3h.xn--p1ai' };
+    for (const { prefix } of hashes) owner[prefix] = 'xn--wlc.com';
+    const verifier = createAsyncVerifier({
+      source: { publisherOfPrefix: async (prefix) => owner[prefix], hasPublisher: async (d) => Object.values(owner).includes(d) },
+    });
+    for (const prefix of ['xn---com-fxl', 'xn--0-----0-5fg9azfva1a6czi']) expect(await verifier.verify(origin(prefix)), prefix).toMatchObject({ allowed: false });
+    for (const { prefix } of hashes) expect(await verifier.verify(origin(prefix)), prefix).toMatchObject({ allowed: true });
   });
   it('j-ş.de: every readable form is claimed by another domain (edge-hyphen or Go-lenient twins); the hashes are allowed', () => {
     const ascii = canonicalDomain('j-ş.de');
