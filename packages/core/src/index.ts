@@ -16,6 +16,7 @@ export {
   type FetchCachesResult,
   findCache,
   MAX_CACHES,
+  MAX_CACHES_JSON_BYTES,
   validateCaches,
   type ValidateCachesOptions,
 } from './caches.js';
@@ -29,6 +30,7 @@ export {
   HASHED_PREFIX_LENGTH,
   hashedPrefixForms,
   isHashedPrefix,
+  MAX_PREFIX_LENGTH,
   type PrefixForm,
   type PrefixFormEntry,
   type ReadableForm,
@@ -38,7 +40,17 @@ export {
   toolboxPrefix,
 } from './domain-prefix.js';
 export { prefixForms } from './prefix-forms.js';
-export { decodeXnLabel, foldHyphens, type PrefixClaimant, prefixClaimants, prefixReadings, unwrapLabel } from './prefix-claimants.js';
+export {
+  type ClaimantSearch,
+  decodeXnLabel,
+  foldHyphens,
+  MAX_CLAIMANT_CANDIDATES,
+  type PrefixClaimant,
+  prefixClaimants,
+  prefixReadings,
+  searchClaimants,
+  unwrapLabel,
+} from './prefix-claimants.js';
 export { type CacheIndex, cacheIndexOf, type CacheOriginCheck, type CacheOriginFailure, checkCacheOrigin, findCacheOfHost } from './cache-origin.js';
 export { cacheOrigin, cacheUrl, type CacheUrlOptions, type ServingType } from './cache-url.js';
 export { MAX_ORIGIN_LENGTH, type OriginSyntaxReason, parseOrigin, type ParsedOrigin, type RejectedOrigin } from './origin-header.js';
@@ -84,11 +96,13 @@ export { BitReader, BitWriter, decodeRiceDeltas, decodeRiceIntegers, decodeRiceV
 export {
   AMP_REDIRECT_TO,
   AMP_SOURCE_ORIGIN_HEADER,
+  type AmpEmailOptions,
   ampRedirectTo,
   appendVary,
   type CorsOptions,
   type CorsPlan,
   type CorsRequest,
+  DEFAULT_EMAIL_CLIENT_ORIGINS,
   DEFAULT_METHODS,
   type EmailSender,
   isPreflight,
