@@ -63,7 +63,13 @@ interface PeerOptions {
 
 function peerOptions(answers: Record<RequestKind, AmpcorsAnswer>): PeerOptions {
   const header = (kind: RequestKind, name: string): string | undefined => answers[kind].headers.find(([n]) => n === name)?.[1];
-  const list = (value: string | undefined): string[] => (value === undefined ? [] : value.split(',').map((v) => v.trim()).filter((v) => v !== ''));
+  const list = (value: string | undefined): string[] =>
+    value === undefined
+      ? []
+      : value
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => v !== '');
   const maxAge = header('preflight', 'access-control-max-age');
   return {
     credentials: header('get', 'access-control-allow-credentials') === 'true',

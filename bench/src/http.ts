@@ -144,7 +144,12 @@ async function load(server: Server, kind: RequestKind, pipelining: number, secon
 }
 
 /** One measured run: autocannon's figures plus the server's CPU time over it. */
-async function measuredLoad(server: Server, kind: RequestKind, pipelining: number, seconds: number): Promise<{ result: autocannon.Result; cpuUs: number; systemUs: number; wallUs: number }> {
+async function measuredLoad(
+  server: Server,
+  kind: RequestKind,
+  pipelining: number,
+  seconds: number,
+): Promise<{ result: autocannon.Result; cpuUs: number; systemUs: number; wallUs: number }> {
   const before = await server.cpu();
   const wallBefore = performance.now();
   const result = await load(server, kind, pipelining, seconds);

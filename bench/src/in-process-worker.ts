@@ -49,7 +49,8 @@ export interface ReadyLine {
 
 async function main(): Promise<void> {
   const [config, roundsArg, opsArg, warmMsArg, roundMsArg] = process.argv.slice(2) as [ConfigName, string, string, string, string];
-  if (!CONFIGS.includes(config)) throw new Error(`usage: in-process-worker.mjs <${CONFIGS.join('|')}> <rounds> <warm-up ops> <warm-up ms> <round ms> [--serve | --profile=<file>]`);
+  if (!CONFIGS.includes(config))
+    throw new Error(`usage: in-process-worker.mjs <${CONFIGS.join('|')}> <rounds> <warm-up ops> <warm-up ms> <round ms> [--serve | --profile=<file>]`);
   const plan: Plan = { warmUp: { ops: Number(opsArg), cpuMs: Number(warmMsArg) }, roundCpuMs: Number(roundMsArg) };
   let app;
   try {
@@ -59,7 +60,9 @@ async function main(): Promise<void> {
     return;
   }
   const built = app;
-  const operations = await Promise.all(KINDS.map((kind) => (built.type === 'node' ? nodeOperation(built.listener, kind) : fetchOperation(built.handler, kind))));
+  const operations = await Promise.all(
+    KINDS.map((kind) => (built.type === 'node' ? nodeOperation(built.listener, kind) : fetchOperation(built.handler, kind))),
+  );
   const ops: Operation[] = operations.map((o) => ({ fn: o.op, async: o.async }));
   const prepared = await warmUp(ops, plan);
   const figures = KINDS.map((kind, i) => ({

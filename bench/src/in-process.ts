@@ -101,7 +101,9 @@ export async function runInProcess(plan: InProcessPlan, profiled: readonly Confi
         }
       }
       if (r >= 0)
-        log(`in-process round ${r + 1}/${plan.rounds}: ${live.map((w) => `${w.config} ${((w.cells[0] as InProcessCell).rounds[r] as number / 1e3).toFixed(2)}`).join(', ')} µs (get)`);
+        log(
+          `in-process round ${r + 1}/${plan.rounds}: ${live.map((w) => `${w.config} ${(((w.cells[0] as InProcessCell).rounds[r] as number) / 1e3).toFixed(2)}`).join(', ')} µs (get)`,
+        );
     }
   } finally {
     for (const worker of live) worker.child.stop();

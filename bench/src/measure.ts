@@ -39,7 +39,7 @@ export interface Plan {
 }
 
 /** Where results go, so that no call is optimized away (a module-level store V8 keeps). */
-let sink: unknown;
+let _sink: unknown;
 
 /** Resolves on the event loop's next check phase, after every `process.nextTick` and microtask queued before. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -56,8 +56,8 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export async function runBatch(op: Operation, count: number): Promise<number> {
   const { fn } = op;
   const start = cpuNowNs();
-  if (op.async) for (let i = 0; i < count; i++) sink = await fn();
-  else for (let i = 0; i < count; i++) sink = fn();
+  if (op.async) for (let i = 0; i < count; i++) _sink = await fn();
+  else for (let i = 0; i < count; i++) _sink = fn();
   await nextTurn();
   return cpuNowNs() - start;
 }

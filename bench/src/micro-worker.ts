@@ -121,7 +121,16 @@ function sizeCases(size: number): Runnable[] {
     'allowed hashed cache origin': cacheOrigins(domains, true, 1024),
     "publisher's own origin": domains.slice(0, 1024).map((d) => `https://${d}`),
     ...slow,
-    'malformed origin': ['https://Example.com', 'https://www.example.com:443', 'https://a.com/path', 'ftp://example.com', 'https://www.example.com.', 'https://user@example.com', 'https:/example.com', 'https://a.com, https://b.com'],
+    'malformed origin': [
+      'https://Example.com',
+      'https://www.example.com:443',
+      'https://a.com/path',
+      'ftp://example.com',
+      'https://www.example.com.',
+      'https://user@example.com',
+      'https:/example.com',
+      'https://a.com, https://b.com',
+    ],
     'hostile 10 kB header': [`https://${'a-'.repeat(5_116)}.cdn.ampproject.org`],
     '`null`': ['null'],
   };
@@ -131,11 +140,21 @@ function sizeCases(size: number): Runnable[] {
     runnables.push({ group: 'verify', name, size, reason: verifier.verify(list[0]).reason, fn: cycling(list, (origin) => verifier.verify(origin)) });
   }
   const allowed = inputs['allowed cache origin'] as string[];
-  runnables.push({ group: 'lookup', name: 'allowSet.get of an allowed cache origin (lookup alone)', size, fn: cycling(allowed, (origin) => verifier.allowSet.get(origin)) });
+  runnables.push({
+    group: 'lookup',
+    name: 'allowSet.get of an allowed cache origin (lookup alone)',
+    size,
+    fn: cycling(allowed, (origin) => verifier.allowSet.get(origin)),
+  });
   const known = new Set(domains);
   const wildcardSuffix = `.${WILDCARD_BASE}`;
   for (const name of ['wildcard-rule cache origin (ASCII)', "unknown publisher's cache origin (ASCII)"]) {
-    runnables.push({ group: 'yardstick', name: `hand-written ASCII reverse: ${name}`, size, fn: cycling(inputs[name] as string[], (origin) => asciiReverse(origin, known, wildcardSuffix)) });
+    runnables.push({
+      group: 'yardstick',
+      name: `hand-written ASCII reverse: ${name}`,
+      size,
+      fn: cycling(inputs[name] as string[], (origin) => asciiReverse(origin, known, wildcardSuffix)),
+    });
   }
   return runnables;
 }

@@ -26,14 +26,24 @@ async function main(): Promise<void> {
   if (!CONFIGS.includes(config) || !(kind in REQUESTS)) throw new Error(`usage: profile.mjs <${CONFIGS.join('|')}> [get|get-source|preflight] [seconds] [top]`);
   const dir = mkdtempSync(join(tmpdir(), 'ampcors-prof-'));
   const port = 18_390;
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100', join(DIST, 'http', 'server.mjs'), config, String(port)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100', join(DIST, 'http', 'server.mjs'), config, String(port)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', (chunk: Buffer) => (chunk.toString().startsWith('ready') ? resolve() : reject(new Error(chunk.toString()))));
   });
   const { method, path, headers } = REQUESTS[kind];
-  const options = { url: `http://127.0.0.1:${port}${path}`, method: method as autocannon.Request['method'], headers: { ...headers }, connections: 32, pipelining: 1 };
+  const options = {
+    url: `http://127.0.0.1:${port}${path}`,
+    method: method as autocannon.Request['method'],
+    headers: { ...headers },
+    connections: 32,
+    pipelining: 1,
+  };
   await autocannon({ ...options, duration: 1 });
   const result = await autocannon({ ...options, duration: seconds });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -45,7 +55,10 @@ async function main(): Promise<void> {
   const summary = summarize(profile, top);
   const requests = result.requests.total;
   const perRequest = (share: number): string => ((share * summary.busyUs) / requests).toFixed(2).padStart(7);
-  const out: string[] = [`${config} ${kind}: ${requests} requests in ${seconds} s (${Math.round(result.requests.average)} req/s); profiled busy time ${(summary.busyUs / 1e3).toFixed(0)} ms = ${(summary.busyUs / requests).toFixed(1)} µs/request (sampling overhead included)`, ''];
+  const out: string[] = [
+    `${config} ${kind}: ${requests} requests in ${seconds} s (${Math.round(result.requests.average)} req/s); profiled busy time ${(summary.busyUs / 1e3).toFixed(0)} ms = ${(summary.busyUs / requests).toFixed(1)} µs/request (sampling overhead included)`,
+    '',
+  ];
   for (const row of summary.groups) out.push(`${(100 * row.share).toFixed(1).padStart(5)}%  ${perRequest(row.share)} µs/req  ${row.name}`);
   out.push('');
   for (const row of summary.functions) out.push(`${(100 * row.share).toFixed(1).padStart(5)}%  ${perRequest(row.share)} µs/req  ${row.name}`);

@@ -10,7 +10,7 @@ import type { BuildResult } from './allow-set-build.js';
 import { BENCH_ROOT } from './cli.js';
 import type { ProfileSummary } from './cpu-profile.js';
 import { type HttpResult, httpRatio } from './http.js';
-import { type ConfigName, type Framework, frameworkOf, KINDS, PEER_OF, REQUEST_ORIGIN, REQUESTS, type RequestKind } from './http/configs.js';
+import { type ConfigName, type Framework, frameworkOf, KINDS, PEER_OF, REQUEST_ORIGIN, REQUESTS } from './http/configs.js';
 import { added, addsDifference, cellOf, type InProcessResult, type ProfiledCase, versus } from './in-process.js';
 import { findCase, floorOf, type MicroResult, nsOf, ratio } from './micro.js';
 import type { MicroCase } from './micro-worker.js';
@@ -171,7 +171,16 @@ function targetRows(results: RunResults): TargetRow[] {
         continue;
       }
       const med = median(diff);
-      rows.push({ target, measured: `${range(spread(diff))} µs`, met: med <= 1, resolved: resolvedBy(diff.map((d) => d - 1), med - 1), why: 'why-deciding' });
+      rows.push({
+        target,
+        measured: `${range(spread(diff))} µs`,
+        met: med <= 1,
+        resolved: resolvedBy(
+          diff.map((d) => d - 1),
+          med - 1,
+        ),
+        why: 'why-deciding',
+      });
     }
   }
   // Fetch adapter ≤ 3 µs, and ahead of hono/cors.
@@ -189,7 +198,13 @@ function targetRows(results: RunResults): TargetRow[] {
     rows.push(
       v === undefined
         ? { target, measured: unavailableNote(inProcess, ['hono', 'hono+hono/cors']) || 'no data', met: null }
-        : { target, measured: `difference ${range(v)} µs, ahead in ${Math.round(v.aheadShare * 100)} % of rounds`, met: v.median < 0, resolved: v.aheadShare >= 2 / 3 || v.aheadShare <= 1 / 3, why: 'why-peer' },
+        : {
+            target,
+            measured: `difference ${range(v)} µs, ahead in ${Math.round(v.aheadShare * 100)} % of rounds`,
+            met: v.median < 0,
+            resolved: v.aheadShare >= 2 / 3 || v.aheadShare <= 1 / 3,
+            why: 'why-peer',
+          },
     );
   }
   // Slow paths near the fast path.
@@ -210,7 +225,12 @@ function targetRows(results: RunResults): TargetRow[] {
       continue;
     }
     const r = ratio(c, y);
-    rows.push({ target, measured: `${fmt(nsOf(c), 0)} ns vs ${fmt(nsOf(y), 0)} ns: ${fmt(r.median, 1)}× (rounds ${fmt(r.low, 1)}–${fmt(r.high, 1)}×)`, met: r.median <= limit, why: 'why-slow' });
+    rows.push({
+      target,
+      measured: `${fmt(nsOf(c), 0)} ns vs ${fmt(nsOf(y), 0)} ns: ${fmt(r.median, 1)}× (rounds ${fmt(r.low, 1)}–${fmt(r.high, 1)}×)`,
+      met: r.median <= limit,
+      why: 'why-slow',
+    });
   }
   const offending = Object.entries(micro.asciiPath.offending);
   rows.push({
@@ -231,7 +251,12 @@ function targetRows(results: RunResults): TargetRow[] {
       met: verifier1m.cpuMs <= 2_500,
       why: 'why-scale',
     });
-    rows.push({ target: 'createVerifier, 1M domains, ≤ 120 MB retained', measured: `${fmt(verifier1m.heapBytes / 1e6, 1)} MB`, met: verifier1m.heapBytes <= 120e6, why: 'why-scale' });
+    rows.push({
+      target: 'createVerifier, 1M domains, ≤ 120 MB retained',
+      measured: `${fmt(verifier1m.heapBytes / 1e6, 1)} MB`,
+      met: verifier1m.heapBytes <= 120e6,
+      why: 'why-scale',
+    });
   } else rows.push({ target: 'createVerifier, 1M domains × 2 caches, ≤ 2.5 s and ≤ 120 MB', measured: 'not run in this mode', met: null });
   const tenM = compact.runs.find((r) => r.domains === 10_000_000);
   rows.push(
@@ -268,7 +293,12 @@ function targetRows(results: RunResults): TargetRow[] {
       const ownNames = corsHeaders(own.answer.headers).map(([n]) => n);
       const peerNames = corsHeaders(peer.answer.headers).map(([n]) => n);
       const extra = ownNames.filter((n) => !peerNames.includes(n));
-      rows.push({ target, measured: `${ownNames.length} vs ${peerNames.length} CORS headers${extra.length > 0 ? ` (ampcors also sends ${extra.map((n) => `\`${n}\``).join(', ')})` : ''}`, met: ownNames.length <= peerNames.length, why: 'why-headers' });
+      rows.push({
+        target,
+        measured: `${ownNames.length} vs ${peerNames.length} CORS headers${extra.length > 0 ? ` (ampcors also sends ${extra.map((n) => `\`${n}\``).join(', ')})` : ''}`,
+        met: ownNames.length <= peerNames.length,
+        why: 'why-headers',
+      });
     }
   }
   // No regression of the existing targets.
@@ -280,7 +310,12 @@ function targetRows(results: RunResults): TargetRow[] {
     const c = findCase(micro, name, size);
     if (c === undefined || floor === undefined) continue;
     const r = ratio(c, floor);
-    rows.push({ target: `no regression: verify, ${name} ≤ ${limit}× the Set.has floor (${sizeLabel})`, measured: `${fmt(r.median, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)}×)`, met: r.median <= limit, why: 'why-regression' });
+    rows.push({
+      target: `no regression: verify, ${name} ≤ ${limit}× the Set.has floor (${sizeLabel})`,
+      measured: `${fmt(r.median, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)}×)`,
+      met: r.median <= limit,
+      why: 'why-regression',
+    });
   }
   return rows;
 }
@@ -305,7 +340,12 @@ function normalized(value: string): string {
 function headersSection(result: InProcessResult): string {
   const out: string[] = [];
   for (const kind of KINDS) {
-    out.push(`**${REQUESTS[kind].label}** (\`${REQUESTS[kind].method} ${REQUESTS[kind].path}\`)`, '', '| configuration | status | CORS headers sent | missing |', '|---|---|---|---|');
+    out.push(
+      `**${REQUESTS[kind].label}** (\`${REQUESTS[kind].method} ${REQUESTS[kind].path}\`)`,
+      '',
+      '| configuration | status | CORS headers sent | missing |',
+      '|---|---|---|---|',
+    );
     for (const cell of result.cells.filter((c) => c.kind === kind)) {
       const reference = cellOf(result, AMPCORS_OF[frameworkOf(cell.config)], kind) ?? cellOf(result, 'fetch+ampcors', kind);
       const mine = corsHeaders(cell.answer.headers);
@@ -330,9 +370,19 @@ function inProcessTable(result: InProcessResult): string {
   for (const cell of result.cells) {
     const adds = cell.config === frameworkOf(cell.config) ? undefined : added(result, cell.config, cell.kind);
     const reference = `${frameworkOf(cell.config)}+static-headers` as ConfigName;
-    const overStatic = cell.config.endsWith('+static-headers') || cell.config === frameworkOf(cell.config) ? [] : addsDifference(result, cell.config, reference, cell.kind) ?? [];
+    const overStatic =
+      cell.config.endsWith('+static-headers') || cell.config === frameworkOf(cell.config)
+        ? []
+        : (addsDifference(result, cell.config, reference, cell.kind) ?? []);
     const own = spread(cell.rounds.map((ns) => ns / 1e3));
-    out(lines, [cell.config, cell.kind, range(own), adds === undefined ? '' : `**${range(adds)}**`, overStatic.length === 0 ? '' : fmt(median(overStatic), 2), cell.warmUpOps.toLocaleString('en')]);
+    out(lines, [
+      cell.config,
+      cell.kind,
+      range(own),
+      adds === undefined ? '' : `**${range(adds)}**`,
+      overStatic.length === 0 ? '' : fmt(median(overStatic), 2),
+      cell.warmUpOps.toLocaleString('en'),
+    ]);
   }
   for (const [config, why] of Object.entries(result.unavailable)) out(lines, [config, '—', `not run: ${why}`, '', '', '']);
   return lines.join('\n');
@@ -355,7 +405,8 @@ function profileSection(after: readonly ProfiledCase[], before: ProfileBaseline 
       return row === undefined ? '' : `${fmt(row.share * 100, 1)} %`;
     };
     sections.push('| self time by origin | before | after |', '|---|---:|---:|', ...groups.map((g) => `| ${g} | ${share(then, g)} | ${share(now, g)} |`), '');
-    const top = (summary: ProfileSummary | undefined): string[] => (summary?.functions ?? []).slice(0, 10).map((f) => `${fmt(f.share * 100, 1)} % \`${f.name}\``);
+    const top = (summary: ProfileSummary | undefined): string[] =>
+      (summary?.functions ?? []).slice(0, 10).map((f) => `${fmt(f.share * 100, 1)} % \`${f.name}\``);
     const a = top(then);
     const b = top(now);
     sections.push('| top self-time functions, before | after |', '|---|---|');
@@ -399,7 +450,14 @@ function algorithmTable(micro: MicroResult): string {
 function buildTable(builds: readonly BuildResult[]): string {
   const lines = ['| domains | what | cache origins | CPU ms | wall ms | retained heap MB |', '|---:|---|---:|---:|---:|---:|'];
   for (const b of builds) {
-    out(lines, [b.domains.toLocaleString('en'), b.what === 'allow-set' ? '`buildAllowSet`' : '`createVerifier` (rules + allow-set)', b.origins.toLocaleString('en'), fmt(b.cpuMs, 0), fmt(b.wallMs, 0), fmt(b.heapBytes / 1e6, 1)]);
+    out(lines, [
+      b.domains.toLocaleString('en'),
+      b.what === 'allow-set' ? '`buildAllowSet`' : '`createVerifier` (rules + allow-set)',
+      b.origins.toLocaleString('en'),
+      fmt(b.cpuMs, 0),
+      fmt(b.wallMs, 0),
+      fmt(b.heapBytes / 1e6, 1),
+    ]);
   }
   return lines.join('\n');
 }
@@ -463,8 +521,12 @@ export function readSoak(): Soak | string {
     const list = Array.isArray(raw) ? raw : Object.values(record).find((value) => Array.isArray(value));
     if (!Array.isArray(list) || list.length === 0) return 'test/security/soak.json holds no per-adapter rows';
     const rows = list.filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null);
-    const dates = rows.map((row) => row.date ?? row.generatedAt).filter((value): value is string => typeof value === 'string').sort();
-    const date = dates.length > 0 ? `${dates[0]}${dates.length > 1 ? ` to ${dates[dates.length - 1]}` : ''}` : `${statSync(SOAK_FILE).mtime.toISOString()} (file time)`;
+    const dates = rows
+      .map((row) => row.date ?? row.generatedAt)
+      .filter((value): value is string => typeof value === 'string')
+      .sort();
+    const date =
+      dates.length > 0 ? `${dates[0]}${dates.length > 1 ? ` to ${dates[dates.length - 1]}` : ''}` : `${statSync(SOAK_FILE).mtime.toISOString()} (file time)`;
     return { path: 'test/security/soak.json', date, rows };
   } catch (error) {
     return `test/security/soak.json is unreadable: ${error instanceof Error ? error.message : String(error)}`;
@@ -473,8 +535,11 @@ export function readSoak(): Soak | string {
 
 function soakSection(soak: Soak | string): string {
   if (typeof soak === 'string') return `Soak: ${soak}.`;
-  const columns = [...new Set(soak.rows.flatMap((row) => Object.keys(row)))].filter((key) => soak.rows.some((row) => typeof row[key] !== 'object' || row[key] === null));
-  const text = (value: unknown): string => (typeof value === 'number' ? (Number.isInteger(value) ? String(value) : value.toFixed(1)) : value === undefined || value === null ? '' : String(value));
+  const columns = [...new Set(soak.rows.flatMap((row) => Object.keys(row)))].filter((key) =>
+    soak.rows.some((row) => typeof row[key] !== 'object' || row[key] === null),
+  );
+  const text = (value: unknown): string =>
+    typeof value === 'number' ? (Number.isInteger(value) ? String(value) : value.toFixed(1)) : value === undefined || value === null ? '' : String(value);
   return [
     `From \`${soak.path}\` (written by the soak run, test/security/soak.ts; dated ${soak.date}), embedded as found:`,
     '',
@@ -500,8 +565,7 @@ export function report(results: RunResults): string {
     ...rows.map((r) => `| ${r.target} | ${r.measured} | ${r.met === null ? 'not measured' : mark(r.met)}${r.resolved === false ? ' (not resolved)' : ''} |`),
   ].join('\n');
   const whyNames = [...new Set(rows.filter((r) => r.met === false && r.why !== undefined).map((r) => r.why as string))];
-  const whyMissed =
-    whyNames.length === 0 ? fragment('none-missed') : [fragment('why-heading'), ...whyNames.map((name) => fragment(name))].join('\n\n');
+  const whyMissed = whyNames.length === 0 ? fragment('none-missed') : [fragment('why-heading'), ...whyNames.map((name) => fragment(name))].join('\n\n');
   const warmUp = (ops: number, ms: number): string => `at least ${ops.toLocaleString('en')} operations and ${ms} ms of CPU each`;
   return fill(readFileSync(join(REPORT_DIR, 'RESULTS.template.md'), 'utf8'), {
     mode: meta.quick ? `${fragment('quick')}\n\n` : meta.full ? `${fragment('full')}\n\n` : '',

@@ -75,10 +75,25 @@ export async function nodeOperation(listener: RequestListener, kind: RequestKind
   await hooked;
   const answer: Answer = { status: probe.res.statusCode, headers: lowercased(probe.res.getHeaders()) };
   if (thenable) {
-    return { op: () => { const { req, res } = exchange(); return listener(req, res); }, async: true, answer };
+    return {
+      op: () => {
+        const { req, res } = exchange();
+        return listener(req, res);
+      },
+      async: true,
+      answer,
+    };
   }
   if (synchronous) {
-    return { op: () => { const { req, res } = exchange(); listener(req, res); return res; }, async: false, answer };
+    return {
+      op: () => {
+        const { req, res } = exchange();
+        listener(req, res);
+        return res;
+      },
+      async: false,
+      answer,
+    };
   }
   return {
     op: () => {
@@ -93,7 +108,10 @@ export async function nodeOperation(listener: RequestListener, kind: RequestKind
 }
 
 /** One in-process operation of a Fetch handler: a fresh `Request`, the handler, and the response's headers read (as a server bridge does). */
-export async function fetchOperation(handler: (request: Request) => Response | Promise<Response>, kind: RequestKind): Promise<{ op: () => unknown; async: boolean; answer: Answer }> {
+export async function fetchOperation(
+  handler: (request: Request) => Response | Promise<Response>,
+  kind: RequestKind,
+): Promise<{ op: () => unknown; async: boolean; answer: Answer }> {
   const request = fetchRequest(kind);
   let headerCount = 0;
   const count = (): void => {

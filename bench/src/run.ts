@@ -33,7 +33,8 @@ function onlyConfigs(fallback: readonly ConfigName[]): readonly ConfigName[] {
   const raw = flagValue('only');
   if (raw === undefined) return fallback;
   const names = raw.split(',').filter((name) => name !== '');
-  for (const name of names) if (!(CONFIGS as readonly string[]).includes(name)) throw new Error(`--only: unknown configuration ${name} (known: ${CONFIGS.join(', ')})`);
+  for (const name of names)
+    if (!(CONFIGS as readonly string[]).includes(name)) throw new Error(`--only: unknown configuration ${name} (known: ${CONFIGS.join(', ')})`);
   return names as ConfigName[];
 }
 
@@ -85,7 +86,9 @@ function httpPlanWithin(elapsedS: number): HttpPlan {
   const perRoundS = runs * (HTTP_PLAN.seconds + 0.5);
   const fits = Math.floor((BUDGET_S - elapsedS - warmUpS) / perRoundS);
   const rounds = Math.max(3, Math.min(HTTP_PLAN.rounds, fits));
-  log(`HTTP: ${rounds} rounds (${elapsedS.toFixed(0)} s elapsed${rounds < HTTP_PLAN.rounds ? `, cut from ${HTTP_PLAN.rounds} to stay within ${BUDGET_S / 60} minutes` : ''})`);
+  log(
+    `HTTP: ${rounds} rounds (${elapsedS.toFixed(0)} s elapsed${rounds < HTTP_PLAN.rounds ? `, cut from ${HTTP_PLAN.rounds} to stay within ${BUDGET_S / 60} minutes` : ''})`,
+  );
   return { ...HTTP_PLAN, rounds };
 }
 
@@ -147,7 +150,11 @@ async function main(): Promise<void> {
   // --full: the 10M-domain compact allow-set last (minutes), RESULTS.md written before and again after it.
   const tenMillion = runCompact([10_000_000]);
   const elapsedS = (performance.now() - started) / 1e3;
-  write({ ...results, meta: { ...meta, elapsedS, loadEnd: loadAverage(), full: true }, compact: { runs: [...compact.runs.filter((r) => r.domains !== 10_000_000), ...tenMillion.runs] } });
+  write({
+    ...results,
+    meta: { ...meta, elapsedS, loadEnd: loadAverage(), full: true },
+    compact: { runs: [...compact.runs.filter((r) => r.domains !== 10_000_000), ...tenMillion.runs] },
+  });
 }
 
 function write(results: RunResults): void {

@@ -17,7 +17,9 @@ import { differences, median, rotate, spread } from '../src/stats.js';
 import { asciiReverse } from '../src/yardstick.js';
 
 const label = fc.stringMatching(/^[a-z0-9]{1,8}(-[a-z0-9]{1,8})?$/);
-const domain = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('com', 'org', 'de')).map(([labels, tld]) => [...labels, tld].join('.'));
+const domain = fc
+  .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('com', 'org', 'de'))
+  .map(([labels, tld]) => [...labels, tld].join('.'));
 
 describe('the slow-path yardstick', () => {
   it('reverses the readable prefix of any ASCII domain on every cache, and finds exactly that domain', () => {
@@ -117,7 +119,10 @@ describe('the report', () => {
     const inProcess: InProcessResult = {
       plan: { configs: [], rounds: 3, warmUpOps: 1, warmUpMs: 1, roundMs: 1 },
       cells: (['koa', 'koa+ampcors', 'koa+@koa/cors', 'koa+static-headers'] as const).flatMap((config, i) =>
-        (['get', 'get-source', 'preflight'] as const).map((kind) => ({ ...cell(config, kind, [2000 + i * 1000, 2100 + i * 1000, 1900 + i * 1000]), answer: { status: 200, headers: i === 0 ? {} : headers } })),
+        (['get', 'get-source', 'preflight'] as const).map((kind) => ({
+          ...cell(config, kind, [2000 + i * 1000, 2100 + i * 1000, 1900 + i * 1000]),
+          answer: { status: 200, headers: i === 0 ? {} : headers },
+        })),
       ),
       unavailable: { hono: 'hono is not installed' },
       profiles: [],
