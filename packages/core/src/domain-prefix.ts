@@ -455,14 +455,21 @@ function isPlainDomain(ascii: string): boolean {
  */
 export function hashedPrefixForms(ascii: string): PrefixFormEntry[] {
   const unicode = unicodeDomain(ascii);
-  const basic = basicPrefix(ascii);
-  const specHashed = basic.length > MAX_LABEL_LENGTH;
   const forms: PrefixFormEntry[] = [];
-  if (!specHashed && isHashedPrefix(basic)) forms.push({ prefix: basic, form: 'spec' });
-  const hashForm: PrefixForm = specHashed ? 'spec' : toolboxForm(ascii, false).hashed ? 'toolbox' : amppackagerForm(ascii, false).hashed ? 'amppackager' : 'hash-ascii';
-  const hashAscii = fallbackPrefix(ascii);
-  if (hashAscii !== basic) forms.push({ prefix: hashAscii, form: hashForm });
-  if (unicode !== ascii) forms.push({ prefix: fallbackPrefix(unicode), form: toolboxForm(unicode, false).hashed ? 'toolbox' : 'hash-unicode' });
+  const add = (prefix: string, form: PrefixForm): void => {
+    if (isHashedPrefix(prefix) && !forms.some((entry) => entry.prefix === prefix)) forms.push({ prefix, form });
+  };
+  let hashAscii: string | undefined;
+  const hashOfAscii = (): string => (hashAscii ??= fallbackPrefix(ascii));
+  // Twin of allPrefixForms: the same candidates in the same order, readable ones left out.
+  const basic = basicPrefix(ascii);
+  add(basic.length <= MAX_LABEL_LENGTH ? basic : hashOfAscii(), 'spec');
+  if (toolboxForm(ascii, false).hashed) add(hashOfAscii(), 'toolbox');
+  const hashUnicode = unicode === ascii ? undefined : fallbackPrefix(unicode);
+  if (hashUnicode !== undefined && toolboxForm(unicode, false).hashed) add(hashUnicode, 'toolbox');
+  if (amppackagerForm(ascii, false).hashed) add(hashOfAscii(), 'amppackager');
+  add(hashOfAscii(), 'hash-ascii');
+  if (hashUnicode !== undefined) add(hashUnicode, 'hash-unicode');
   return forms;
 }
 
@@ -476,6 +483,7 @@ export function hashedPrefixForms(ascii: string): PrefixFormEntry[] {
  * wins (a hash an algorithm fell back to is listed as that algorithm's form).
  */
 export function allPrefixForms(ascii: string): PrefixFormEntry[] {
+  // Twin of hashedPrefixForms (its dash-free part): keep the order in step.
   const unicode = unicodeDomain(ascii);
   const forms: PrefixFormEntry[] = [];
   const add = (prefix: string, form: PrefixForm): void => {

@@ -261,7 +261,7 @@ describe('each rule once: the hashed forms', () => {
       }),
       { numRuns: 1500 },
     );
-    for (const domain of ['localhost', `${'a'.repeat(40)}.${'b'.repeat(30)}.com`, 'ab--cd.com', 'in--trouble.com', 'www.ab--cd.example.com', 'xn--4gbrim.com']) {
+    for (const domain of ['localhost', `${'a'.repeat(40)}.${'b'.repeat(30)}.com`, 'ab--cd.com', 'in--trouble.com', 'www.ab--cd.example.com', 'xn--4gbrim.com', 'xn----a-vi33b.a.com']) {
       expect(hashedPrefixForms(domain)).toEqual(allPrefixForms(domain).filter((f) => !f.prefix.includes('-')));
     }
   });
