@@ -29,6 +29,7 @@ const SYNC_CASES: ReadonlyArray<[string | null, Parameters<typeof verifier.verif
   ['https://cdn.ampproject.org'],
   ['https://a.b-com.cdn.ampproject.org'],
   ['https://xn---com.cdn.ampproject.org'],
+  ['https://xn--zzzzzzzzzzzzzzzzzzzzzzzz.cdn.ampproject.org'],
   ['https://a_b-com.cdn.ampproject.org'],
   ['https://0-example-com-0.cdn.ampproject.org'],
   [cacheOrigin('example.com'), { sourceOrigin: 'https://evil.com' }],
