@@ -3,7 +3,7 @@
 // every test of core except the two slow differential/property suites, the
 // core-level security tests (corpus, registry faults; not attack-properties,
 // whose whole-verifier properties made every verifier mutant cost seconds on a
-// shared 2-core machine), and the mutation-focused test/security/core-*.
+// shared 2-core machine), and the mutation-focused packages/core/test/security suites.
 // Property tests (fast-check) stay in, but `fast-check` is aliased to
 // ./fast-check-capped.ts: at most AMPCORS_PROPERTY_RUNS runs per property
 // (default 100) and a fixed seed, so a run is fast and repeatable.
@@ -18,7 +18,7 @@ export const EXCLUDED_CORE_TESTS = [
   // it measures the divergence catalogue, not core's own decisions)
   'differential',
   // thousands of runs of whole-verifier properties; test/security/attack-properties
-  // and the core-* tests cover the same decisions with fewer inputs
+  // and the packages/core/test/security suites cover the same decisions with fewer inputs
   'properties',
 ];
 
@@ -31,7 +31,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/core/test/*.test.ts', 'test/security/corpus-verify.test.ts', 'test/security/caches-faults.test.ts', 'test/security/core-*.test.ts'],
+    include: ['packages/core/test/*.test.ts', 'test/security/corpus-verify.test.ts', 'test/security/caches-faults.test.ts', 'packages/core/test/security/*.test.ts'],
     exclude: EXCLUDED_CORE_TESTS.map((name) => `packages/core/test/${name}.test.ts`),
     testTimeout: 30_000,
     env: { AMPCORS_PROPERTY_RUNS: process.env.AMPCORS_PROPERTY_RUNS ?? '100' },

@@ -25,7 +25,7 @@ import {
 } from '@ampcors/core';
 import fc from 'fast-check';
 // Not exported by the package index: the search that says whether its list of claimants is complete.
-import { searchClaimants } from '../../packages/core/src/prefix-claimants.js';
+import { searchClaimants } from '../../src/prefix-claimants.js';
 import { describe, expect, it } from 'vitest';
 import { errorOf } from './ampcors-error.js';
 

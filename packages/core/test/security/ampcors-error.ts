@@ -1,7 +1,7 @@
 /**
  * Assertions on the errors core throws: the `AmpCorsError` itself, its
  * stable `code`, and its message (messages are part of the API: "clear
- * errors"), shared by the core-*.test.ts suites.
+ * errors"), shared by the attacker-side suites beside it.
  */
 import { AmpCorsError } from '@ampcors/core';
 import { expect } from 'vitest';

@@ -5,7 +5,7 @@
 import { canonicalHost, canonicalizeUrl, canonicalUrlParts, isIpHost, urlExpressions } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
 // Internal to core (not exported): its IP literal parsers.
-import { embeddedIpv4, formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../packages/core/src/ip-address.js';
+import { embeddedIpv4, formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../src/ip-address.js';
 import { expectError } from './ampcors-error.js';
 
 describe('parseIpv4: limits on both sides', () => {

@@ -18,7 +18,7 @@ import {
   validateCaches,
 } from '@ampcors/core';
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_CACHES, MAX_CACHES_JSON_BYTES } from '../../packages/core/src/caches.js';
+import { MAX_CACHES, MAX_CACHES_JSON_BYTES } from '../../src/caches.js';
 import { errorOf } from './ampcors-error.js';
 
 const json = (body: unknown, status = 200) => async () => new Response(JSON.stringify(body), { status });

@@ -1,5 +1,5 @@
 // Drop-in origin options at the core level (issue #14 item 3), so that the
-// mutation run (core-*.test.ts) covers legacy-origin-option.ts: RegExps asked
+// mutation run (packages/core/test/security) covers legacy-origin-option.ts: RegExps asked
 // about canary origins, and the origin-function guard behind the Express and
 // Koa adapters (construction probe, per-request questions, canary re-check).
 import { compileOriginOption, createCorsPolicy, isAmpCorsError, type Verdict } from '@ampcors/core';
