@@ -1,5 +1,6 @@
 import { type AmpEmailOptions, normalizeAmpEmail } from './amp-email.js';
 import { AMP_REDIRECT_TO } from './amp-redirect-to.js';
+import { ConfigProblems } from './config-check.js';
 import { AmpCorsError } from './errors.js';
 
 /** What to do with a request whose origin was denied. */
@@ -60,6 +61,13 @@ export interface NormalizedCorsOptions {
   readonly emailSenders: ReadonlySet<string> | null;
   /** The email clients a v1 AMP for Email answer may go to, or `null` when AMP for Email is off. */
   readonly emailClientOrigins: ReadonlySet<string> | null;
+  /**
+   * The `any-origin` mode of an adapter given no options (see
+   * `ConfigMode`): every response carries the literal
+   * `Access-Control-Allow-Origin: *`, never credentials, no `Vary: Origin`.
+   * Set (`true`) by `createCorsPolicy` only, never by an option; absent otherwise.
+   */
+  readonly anyOrigin?: boolean;
 }
 
 /** Default `Access-Control-Allow-Methods` (the `cors` package's default). */
@@ -94,51 +102,72 @@ function flag(name: string, value: unknown, fallback: boolean): boolean {
   return value;
 }
 
+/** The keys {@link normalizeCorsOptions} reads. */
+export const CORS_OPTION_KEYS: readonly string[] = [
+  'credentials',
+  'methods',
+  'allowedHeaders',
+  'exposedHeaders',
+  'maxAge',
+  'preflightStatus',
+  'preflightContinue',
+  'privateNetworkAccess',
+  'onDenied',
+  'email',
+];
+
 /**
  * Validates {@link CorsOptions} and fills in the defaults. Called once when an
- * adapter is created, so that a bad configuration fails at start-up.
+ * adapter is created, so that a bad configuration fails at start-up. Every
+ * malformed option is reported in the one error, not only the first.
  *
  * @throws AmpCorsError `invalid-option` for a malformed option, and
  * `unsafe-configuration` for `'*'` or `AMP-Same-Origin` in `allowedHeaders`.
  */
 export function normalizeCorsOptions(options: CorsOptions = {}): NormalizedCorsOptions {
   if (typeof options !== 'object' || options === null) throw new AmpCorsError('invalid-option', 'CORS options must be an object');
-  const methods = tokenList('methods', options.methods) ?? DEFAULT_METHODS.split(',');
-  const allowed = tokenList('allowedHeaders', options.allowedHeaders);
+  const problems = new ConfigProblems();
+  const methods = problems.attempt(() => tokenList('methods', options.methods)) ?? DEFAULT_METHODS.split(',');
+  const allowed = problems.attempt(() => tokenList('allowedHeaders', options.allowedHeaders));
   if (allowed?.includes('*')) {
     // `Access-Control-Allow-Headers: *` allows every header, AMP-Same-Origin included, to a request without credentials (issue #14).
-    throw new AmpCorsError(
+    problems.add(
       'unsafe-configuration',
       "allowedHeaders must not be '*': it would let a page send AMP-Same-Origin; list the header names your endpoints read (for example ['Content-Type', 'X-Requested-With']), or leave allowedHeaders out to answer each preflight with the headers it asks for, minus AMP-Same-Origin",
     );
   }
   if (allowed?.some(isAmpSameOrigin)) {
-    throw new AmpCorsError('unsafe-configuration', 'allowedHeaders must not list AMP-Same-Origin: a cross-origin page could then claim to be same-origin');
+    problems.add('unsafe-configuration', 'allowedHeaders must not list AMP-Same-Origin: a cross-origin page could then claim to be same-origin');
   }
   const exposed = [AMP_REDIRECT_TO];
-  for (const name of tokenList('exposedHeaders', options.exposedHeaders) ?? []) {
+  for (const name of problems.attempt(() => tokenList('exposedHeaders', options.exposedHeaders)) ?? []) {
     if (!exposed.some((known) => known.toLowerCase() === name.toLowerCase())) exposed.push(name);
   }
   const maxAge = options.maxAge;
   if (maxAge !== undefined && (typeof maxAge !== 'number' || !Number.isSafeInteger(maxAge) || maxAge < 0)) {
-    throw new AmpCorsError('invalid-option', 'maxAge must be a non-negative whole number of seconds');
+    problems.add('invalid-option', 'maxAge must be a non-negative whole number of seconds');
   }
   const status = options.preflightStatus ?? 204;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299) {
-    throw new AmpCorsError('invalid-option', 'preflightStatus must be a 2xx status');
+    problems.add('invalid-option', 'preflightStatus must be a 2xx status');
   }
   const onDenied = options.onDenied ?? 'reject';
-  if (onDenied !== 'reject' && onDenied !== 'omit') throw new AmpCorsError('invalid-option', "onDenied must be 'reject' or 'omit'");
+  if (onDenied !== 'reject' && onDenied !== 'omit') problems.add('invalid-option', "onDenied must be 'reject' or 'omit'");
+  const credentials = problems.attempt(() => flag('credentials', options.credentials, true));
+  const preflightContinue = problems.attempt(() => flag('preflightContinue', options.preflightContinue, false));
+  const privateNetworkAccess = problems.attempt(() => flag('privateNetworkAccess', options.privateNetworkAccess, false));
+  const email = options.email === undefined ? { emailSenders: null, emailClientOrigins: null } : problems.attempt(() => normalizeAmpEmail(options.email as AmpEmailOptions));
+  problems.throwIfAny('CORS options');
   return {
-    credentials: flag('credentials', options.credentials, true),
+    credentials: credentials as boolean,
     methods: methods.join(','),
     allowedHeaders: allowed ?? null,
     exposedHeaders: exposed,
-    maxAge: maxAge ?? null,
+    maxAge: (maxAge as number | undefined) ?? null,
     preflightStatus: status,
-    preflightContinue: flag('preflightContinue', options.preflightContinue, false),
-    privateNetworkAccess: flag('privateNetworkAccess', options.privateNetworkAccess, false),
+    preflightContinue: preflightContinue as boolean,
+    privateNetworkAccess: privateNetworkAccess as boolean,
     onDenied,
-    ...(options.email === undefined ? { emailSenders: null, emailClientOrigins: null } : normalizeAmpEmail(options.email)),
+    ...(email as Pick<NormalizedCorsOptions, 'emailSenders' | 'emailClientOrigins'>),
   };
 }

@@ -21,6 +21,11 @@ export interface CorsRequest {
   readonly emailSender?: string | null;
   /** The `__amp_source_origin` query value (see `sourceOriginOfUrl`). */
   readonly sourceOrigin?: string | null;
+  /**
+   * `Sec-Fetch-Site`: only the exact value `same-origin` counts (the API's
+   * own page; a forbidden header name, which no page can set).
+   */
+  readonly secFetchSite?: string | null;
 }
 
 /** How an adapter must answer: the same plan in every adapter, so they cannot drift apart. */
@@ -117,6 +122,8 @@ const VARY_ACTUAL: readonly string[] = Object.freeze(['Origin']);
 const VARY_PREFLIGHT: readonly string[] = Object.freeze(['Origin', 'Access-Control-Request-Headers']);
 const VARY_ACTUAL_EMAIL: readonly string[] = Object.freeze(['Origin', 'AMP-Email-Sender']);
 const VARY_PREFLIGHT_EMAIL: readonly string[] = Object.freeze(['Origin', 'Access-Control-Request-Headers', 'AMP-Email-Sender']);
+const VARY_NONE: readonly string[] = Object.freeze([]);
+const VARY_REQUEST_HEADERS: readonly string[] = Object.freeze(['Access-Control-Request-Headers']);
 
 // `Access-Control-Expose-Headers` values per exposed-headers list (one list per adapter configuration).
 const exposeValues = new WeakMap<readonly string[], readonly [plain: string, withSource: string]>();
@@ -135,6 +142,13 @@ function exposeValue(exposed: readonly string[], withSource: boolean): string {
  * Decides every CORS header of a response from the request facts, the core
  * verdict and the normalized options (SPEC §6–7). Pure and synchronous.
  *
+ * 0. The `any-origin` mode (an adapter given no options): the same answer
+ *    for every request, whatever the verdict: the literal
+ *    `Access-Control-Allow-Origin: *`, no credentials, no `Vary: Origin`
+ *    (a shared cache may serve it to anyone, as `cors()` does).
+ *    A same-origin verdict for a request that has an `Origin` (the browser
+ *    said `Sec-Fetch-Site: same-origin`): the handler runs with no CORS
+ *    header, as if ampcors were not there.
  * 1. No `Origin` and no trusted `AMP-Same-Origin`: outside CORS; the handler
  *    runs with `Vary: Origin` only.
  * 2. AMP for Email (when configured, not for a preflight): an untrusted
@@ -153,6 +167,9 @@ function exposeValue(exposed: readonly string[], withSource: boolean): string {
  * `Vary` is always returned as names to append, never as a header to set.
  */
 export function planCors(request: CorsRequest, verdict: Verdict, options: NormalizedCorsOptions): CorsPlan {
+  // 0. Answers that do not depend on the origin.
+  if (options.anyOrigin === true) return anyOriginPlan(request, options);
+  if (verdict.allowed && verdict.via === 'same-origin' && verdict.origin !== null) return pass('actual', [], options.emailSenders === null ? VARY_ACTUAL : VARY_ACTUAL_EMAIL);
   const preflight = isPreflight(request);
   const email = options.emailSenders === null || preflight ? undefined : emailSenderOf(request, options);
   const vary = options.emailSenders === null ? (preflight ? VARY_PREFLIGHT : VARY_ACTUAL) : preflight ? VARY_PREFLIGHT_EMAIL : VARY_ACTUAL_EMAIL;
@@ -198,6 +215,21 @@ function allowedPlan(
   if (allowHeaders !== null && allowHeaders.length > 0) headers.push(['Access-Control-Allow-Headers', allowHeaders.join(', ')]);
   if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
   if (options.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(['Access-Control-Allow-Private-Network', 'true']);
+  return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
+}
+
+/** 0. The `any-origin` mode's answer: `*`, never credentials; `Vary` only for the request headers a preflight reflects. */
+function anyOriginPlan(request: CorsRequest, options: NormalizedCorsOptions): CorsPlan {
+  const headers: Array<readonly [string, string]> = [['Access-Control-Allow-Origin', '*']];
+  if (!isPreflight(request)) {
+    headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, false)]);
+    return checked(pass('actual', headers, VARY_NONE), options, false);
+  }
+  headers.push(['Access-Control-Allow-Methods', options.methods]);
+  const allowHeaders = options.allowedHeaders ?? reflectableHeaders(request.requestHeaders);
+  if (allowHeaders !== null && allowHeaders.length > 0) headers.push(['Access-Control-Allow-Headers', allowHeaders.join(', ')]);
+  if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
+  const vary = options.allowedHeaders === null ? VARY_REQUEST_HEADERS : VARY_NONE;
   return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
 }
 

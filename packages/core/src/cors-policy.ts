@@ -1,5 +1,7 @@
 import type { AmpCache } from './caches.js';
 import { type CorsOptions, type CorsPlan, type CorsRequest, type NormalizedCorsOptions, normalizeCorsOptions, planCors, verifyContextOf } from './cors-response.js';
+import { checkOptionKeys, type ConfigMode, ConfigProblems, type OptionKeysSpec } from './config-check.js';
+import { CORS_OPTION_KEYS } from './cors-options.js';
 import { AmpCorsError } from './errors.js';
 import { guardOriginFunction, type OriginAsk, type OriginFunctionSource } from './legacy-origin-option.js';
 import { createVerifier, type Verdict, type VerifyContext } from './verifier.js';
@@ -32,6 +34,26 @@ export interface AmpCorsConfig extends CorsOptions {
   readonly verifier?: VerdictSource;
 }
 
+/** Every key of {@link AmpCorsConfig}. */
+export const AMP_CORS_CONFIG_KEYS: readonly string[] = ['publishers', 'origins', 'caches', 'legacyCacheOrigins', 'verifier', ...CORS_OPTION_KEYS];
+
+/**
+ * How an adapter's options are checked and mapped (issue #15): its keys
+ * (for the unknown-key check and its hints) and the mapping of its own keys
+ * onto {@link AmpCorsConfig}, given the mode the user's keys name. Give it
+ * to {@link createCorsPolicy} with the options as the user gave them.
+ */
+export interface AdapterOptionsSpec extends OptionKeysSpec {
+  /** The adapter's own keys; every key of {@link AmpCorsConfig} is known as well. */
+  readonly keys: readonly string[];
+  /**
+   * Maps the adapter's options onto {@link AmpCorsConfig} for `mode` (its
+   * drop-in defaults), reporting the problems of its own keys to `problems`
+   * (all are thrown together with core's). Only called with an object.
+   */
+  map(given: Readonly<Record<string, unknown>>, mode: ConfigMode, problems: ConfigProblems): AmpCorsConfig;
+}
+
 /** A verdict and the response plan that follows from it. */
 export interface CorsDecision {
   /** The verdict that decided (attached to the request for the handler). */
@@ -42,6 +64,8 @@ export interface CorsDecision {
 
 /** A validated adapter configuration, ready to judge requests. */
 export interface CorsPolicy {
+  /** The mode the configuration's keys named (see `ConfigMode`). */
+  readonly mode: ConfigMode;
   /** The verifier built from, or given in, the configuration (`null` when only an adapter's `origin` option decides). */
   readonly verifier: VerdictSource | null;
   /** The normalized CORS options. */
@@ -72,36 +96,82 @@ function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
+/** Hints of {@link createCorsPolicy}'s own key check (core, no adapter). */
+const CORE_KEYS_SPEC = {
+  entry: 'createCorsPolicy',
+  keys: AMP_CORS_CONFIG_KEYS,
+  allowNothing: 'To allow no cross-origin request on purpose, use no CORS policy at all (same-origin requests need none).',
+  allowAny: 'For a public API that any origin may read without credentials, an adapter given no options (ampCors()) sends Access-Control-Allow-Origin: *.',
+};
+
+/** The verdict of a request that a browser marked `Sec-Fetch-Site: same-origin`: the API's own page. */
+function sameOriginVerdict(request: CorsRequest): Verdict {
+  return { allowed: true, origin: typeof request.origin === 'string' && request.origin !== '' ? request.origin : null, via: 'same-origin', reason: 'same-origin' };
+}
+
 /**
  * Validates an adapter configuration once: builds the core verifier from
- * `publishers` (or takes `verifier`) and normalizes the CORS options.
+ * `publishers` (or takes `verifier`) and normalizes the CORS options. Every
+ * problem is reported in one error (issue #15).
  *
- * @param config - the adapter configuration
- * @param hasOriginOption - true when the adapter has its own origin source (a drop-in `origin` option), so that neither `publishers` nor `verifier` is required
- * @throws AmpCorsError for an invalid configuration.
+ * 1. Keys: an unknown key names the closest known one; a present key must
+ *    hold a value; the mode is named by keys only (`publishers`, `origins`,
+ *    `verifier`; an adapter's `origin` option; or no options at all).
+ * 2. The AMP mode builds the verifier (`origins` alone trusts exactly those
+ *    origins); `verifier` excludes `publishers`, `origins`, `caches` and
+ *    `legacyCacheOrigins`, which it would otherwise silently ignore.
+ * 3. The CORS options; the `any-origin` mode forces credentials off.
+ *
+ * @param config - the configuration: core's {@link AmpCorsConfig}, or, with an {@link AdapterOptionsSpec}, the adapter's options as the user gave them (`undefined` for none; anything is checked)
+ * @param adapter - `true` when the caller has its own origin source (a drop-in `origin` option), so that neither `publishers` nor `verifier` is required; or an adapter's {@link AdapterOptionsSpec}
+ * @throws AmpCorsError for an invalid configuration, listing every problem.
  */
-export function createCorsPolicy(config: AmpCorsConfig, hasOriginOption = false): CorsPolicy {
-  if (typeof config !== 'object' || config === null) throw new AmpCorsError('invalid-option', 'ampcors needs a configuration object');
-  if (config.verifier !== undefined && config.publishers !== undefined) {
-    throw new AmpCorsError('invalid-option', 'give either publishers (and origins, caches) or a prebuilt verifier, not both');
+export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | AdapterOptionsSpec = false): CorsPolicy {
+  if (typeof adapter === 'boolean' && (typeof config !== 'object' || config === null)) throw new AmpCorsError('invalid-option', 'ampcors needs a configuration object');
+  const problems = new ConfigProblems();
+  let mode: ConfigMode;
+  let given: AmpCorsConfig;
+  if (typeof adapter === 'boolean') {
+    // 1. Core called directly: the keys of AmpCorsConfig, and an origin source unless the caller has its own.
+    const named = checkOptionKeys(config, CORE_KEYS_SPEC, problems, false);
+    mode = named === 'amp' ? 'amp' : 'origin-option';
+    if (named !== 'amp' && !adapter) problems.add('invalid-option', 'ampcors needs publishers (the publisher domains) or a verifier');
+    given = config;
+  } else {
+    // 1. An adapter: its keys, then its own mapping for the mode they name.
+    const named = checkOptionKeys(config, { ...adapter, keys: [...AMP_CORS_CONFIG_KEYS, ...adapter.keys] }, problems);
+    mode = named === 'none' ? 'amp' : named;
+    const raw = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : {};
+    given = problems.attempt(() => adapter.map(raw, mode, problems)) ?? {};
   }
+  const entry = typeof adapter === 'boolean' ? CORE_KEYS_SPEC.entry : adapter.entry;
+  // 2. The verifier.
   let verifier: VerdictSource | null = null;
-  if (config.verifier !== undefined) {
-    if (typeof config.verifier !== 'object' || config.verifier === null || typeof config.verifier.verify !== 'function') {
-      throw new AmpCorsError('invalid-option', 'verifier must be an object with a verify(origin, context) method');
+  if (given.verifier !== undefined) {
+    const ignored = (['publishers', 'origins', 'caches', 'legacyCacheOrigins'] as const).filter((key) => Object.hasOwn(given, key));
+    if (ignored.includes('publishers')) problems.add('invalid-option', 'give either publishers (and origins, caches) or a prebuilt verifier, not both');
+    else if (ignored.length > 0) problems.add('invalid-option', `${ignored.join(' and ')} would be ignored with a prebuilt verifier: configure them in the verifier`);
+    if (typeof given.verifier !== 'object' || given.verifier === null || typeof given.verifier.verify !== 'function') {
+      problems.add('invalid-option', 'verifier must be an object with a verify(origin, context) method');
+    } else {
+      verifier = given.verifier;
     }
-    verifier = config.verifier;
-  } else if (config.publishers !== undefined) {
-    verifier = createVerifier({
-      publishers: config.publishers,
-      ...(config.origins !== undefined && { origins: config.origins }),
-      ...(config.caches !== undefined && { caches: config.caches }),
-      ...(config.legacyCacheOrigins !== undefined && { legacyCacheOrigins: config.legacyCacheOrigins }),
-    });
-  } else if (!hasOriginOption) {
-    throw new AmpCorsError('invalid-option', 'ampcors needs publishers (the publisher domains) or a verifier');
+  } else if (mode === 'amp' && (given.publishers !== undefined || given.origins !== undefined)) {
+    if (given.legacyCacheOrigins !== undefined && typeof given.legacyCacheOrigins !== 'boolean') problems.add('invalid-option', 'legacyCacheOrigins must be true or false');
+    verifier =
+      problems.attempt(() =>
+        createVerifier({
+          publishers: given.publishers ?? [],
+          ...(given.origins !== undefined && { origins: given.origins }),
+          ...(given.caches !== undefined && { caches: given.caches }),
+          ...(given.legacyCacheOrigins !== undefined && { legacyCacheOrigins: given.legacyCacheOrigins }),
+        }),
+      ) ?? null;
   }
-  const options = normalizeCorsOptions(config);
+  // 3. The CORS options.
+  const normalized = problems.attempt(() => normalizeCorsOptions(given));
+  problems.throwIfAny(entry);
+  const options: NormalizedCorsOptions = mode === 'any-origin' ? { ...(normalized as NormalizedCorsOptions), credentials: false, anyOrigin: true } : (normalized as NormalizedCorsOptions);
   const sources = (extra: VerdictSource | null | undefined): VerdictSource[] => {
     const list: VerdictSource[] = [];
     if (verifier !== null) list.push(verifier);
@@ -110,9 +180,17 @@ export function createCorsPolicy(config: AmpCorsConfig, hasOriginOption = false)
   };
 
   const decide = (request: CorsRequest, extra?: VerdictSource | null, opts: NormalizedCorsOptions = options): CorsDecision | Promise<CorsDecision> => {
+    const finish = (verdict: Verdict): CorsDecision => ({ verdict, plan: planCors(request, verdict, opts) });
+    // The API's own page (a fact no page can forge) needs no CORS, whatever the sources say.
+    if (request.secFetchSite === 'same-origin') return finish(sameOriginVerdict(request));
+    // The `any-origin` mode: nothing was checked but the presence of an Origin, and the verdict says so.
+    if (mode === 'any-origin') {
+      const origin = request.origin;
+      if (typeof origin === 'string' && origin !== '') return finish({ allowed: true, origin, via: 'any', reason: 'any-origin' });
+      return finish({ allowed: false, origin: null, reason: 'missing', detail: 'no Origin header' });
+    }
     const list = sources(extra);
     const context = verifyContextOf(request, opts);
-    const finish = (verdict: Verdict): CorsDecision => ({ verdict, plan: planCors(request, verdict, opts) });
     if (list.length === 0) {
       return finish({ allowed: false, origin: request.origin ?? null, reason: 'unknown-origin', detail: 'no origin source is configured' });
     }
@@ -126,7 +204,7 @@ export function createCorsPolicy(config: AmpCorsConfig, hasOriginOption = false)
     return finish(first as Verdict);
   };
 
-  return { verifier, options, decide, guardOriginFunction: (probe, credentials = options.credentials) => guardOriginFunction(probe, credentials) };
+  return { mode, verifier, options, decide, guardOriginFunction: (probe, credentials = options.credentials) => guardOriginFunction(probe, credentials) };
 }
 
 async function continueAsync(

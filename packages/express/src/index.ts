@@ -8,7 +8,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AmpCorsConfig,
-  AmpCorsError,
   appendVary,
   compileOriginOption,
   type CorsDecision,
@@ -18,6 +17,7 @@ import {
   createCorsPolicy,
   type EmailSender,
   judgeWithOriginMatcher,
+  type OriginMatcher,
   type OriginOption,
   sourceOriginOfUrl,
   type Verdict,
@@ -113,38 +113,63 @@ function askCallback(callback: OriginCallback, origin: string): unknown {
   });
 }
 
-/** Maps the `cors` package's option names onto ampcors's, with `cors`'s defaults when its `origin` option decides. */
-function configure(options: ExpressAmpCorsOptions): Configured {
-  if (typeof options !== 'object' || options === null) throw new AmpCorsError('invalid-option', 'ampCors options must be an object');
-  const { origin: originOption, headers, optionsSuccessStatus, maxAge, ...rest } = options;
-  const ownSource = options.publishers !== undefined || options.verifier !== undefined;
-  const dropIn = originOption !== undefined || !ownSource;
-  const origin = originOption ?? '*';
-  let seconds: number | undefined;
-  if (typeof maxAge === 'string') {
-    if (!/^[0-9]+$/.test(maxAge)) throw new AmpCorsError('invalid-option', 'maxAge must be a non-negative whole number of seconds');
-    seconds = Number(maxAge);
-  } else {
-    seconds = maxAge;
-  }
-  const config: AmpCorsConfig = {
-    ...rest,
-    ...(rest.allowedHeaders === undefined && headers !== undefined && { allowedHeaders: headers }),
-    ...(rest.preflightStatus === undefined && optionsSuccessStatus !== undefined && { preflightStatus: optionsSuccessStatus }),
-    ...(seconds !== undefined && { maxAge: seconds }),
-    // Configured through cors's own `origin` option: cors's defaults (credentials stay on when publishers or a verifier are given).
-    ...(dropIn && { credentials: rest.credentials ?? ownSource, onDenied: rest.onDenied ?? 'omit' }),
+/** How an adapter's options are checked and mapped (core's `AdapterOptionsSpec`). */
+type AdapterOptionsSpec = Exclude<Parameters<typeof createCorsPolicy>[1], boolean | undefined>;
+
+/**
+ * The configuration check of {@link ampCors} (issue #15): unknown keys name
+ * the closest known one, and the mode is named by keys only. `map` maps the
+ * `cors` package's names onto ampcors's, with `cors`'s defaults (credentials
+ * off, denied origins passed on) when its `origin` option decides, and
+ * compiles a static `origin` option into `compiled`, so that its problems
+ * are listed with all the others.
+ */
+function expressSpec(compiled: { matcher?: OriginMatcher }): AdapterOptionsSpec {
+  return {
+    entry: 'ampCors (@ampcors/express)',
+    keys: ['origin', 'headers', 'optionsSuccessStatus'],
+    originKey: 'origin',
+    aliases: { allowMethods: 'methods', allowHeaders: 'allowedHeaders', exposeHeaders: 'exposedHeaders', allowOrigin: 'origin', allowedOrigins: 'origin' },
+    allowNothing: 'To allow no cross-origin request on purpose, pass origin: false (or leave ampCors out: same-origin requests need no CORS).',
+    allowAny: 'For a public API that any origin may read without credentials, call ampCors() with no options (Access-Control-Allow-Origin: *).',
+    map(given, mode, problems) {
+      const { origin, headers, optionsSuccessStatus, maxAge, ...rest } = given as ExpressAmpCorsOptions;
+      let seconds: number | undefined;
+      if (typeof maxAge === 'string') {
+        if (/^[0-9]+$/.test(maxAge)) seconds = Number(maxAge);
+        else problems.add('invalid-option', 'maxAge must be a non-negative whole number of seconds');
+      } else {
+        seconds = maxAge;
+      }
+      if (rest.allowedHeaders !== undefined && headers !== undefined) problems.add('invalid-option', 'give allowedHeaders or its alias headers, not both');
+      if (rest.preflightStatus !== undefined && optionsSuccessStatus !== undefined) problems.add('invalid-option', 'give preflightStatus or its alias optionsSuccessStatus, not both');
+      // Configured through cors's own `origin` option: cors's defaults (credentials stay on when publishers or a verifier are given).
+      const dropIn = origin !== undefined;
+      const credentials = rest.credentials ?? (mode === 'amp' || !dropIn);
+      if (dropIn && typeof origin !== 'function') compiled.matcher = problems.attempt(() => compileOriginOption(origin, { credentials: credentials === true }));
+      return {
+        ...rest,
+        ...(headers !== undefined && { allowedHeaders: headers }),
+        ...(optionsSuccessStatus !== undefined && { preflightStatus: optionsSuccessStatus }),
+        ...(seconds !== undefined && { maxAge: seconds }),
+        ...(dropIn && { credentials, onDenied: rest.onDenied ?? 'omit' }),
+      };
+    },
   };
-  const policy = createCorsPolicy(config, dropIn);
-  if (!dropIn) return { policy, origin: null };
-  const credentials = policy.options.credentials;
+}
+
+/** Validates the options (every problem at once) and builds the policy and the source of the `origin` option. */
+function configure(options: unknown): Configured {
+  const compiled: { matcher?: OriginMatcher } = {};
+  const policy = createCorsPolicy(options as AmpCorsConfig, expressSpec(compiled));
+  const origin = (options as ExpressAmpCorsOptions | undefined)?.origin;
   if (typeof origin === 'function') {
     // Asked about canary origins now (a callback allowing every origin is refused with credentials, like `true`), then per request.
     const callback = origin;
-    return { policy, origin: policy.guardOriginFunction((asked) => askCallback(callback, asked), credentials)() };
+    return { policy, origin: policy.guardOriginFunction((asked) => askCallback(callback, asked), policy.options.credentials)() };
   }
-  const matcher = compileOriginOption(origin, { credentials });
-  return { policy, origin: { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) } };
+  const matcher = compiled.matcher;
+  return { policy, origin: matcher === undefined ? null : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) } };
 }
 
 function headerOf(req: IncomingMessage, name: string): string | null {
@@ -163,6 +188,7 @@ function factsOf(req: IncomingMessage & { originalUrl?: string }): CorsRequest {
     requestPrivateNetwork: headerOf(req, 'access-control-request-private-network'),
     emailSender: headerOf(req, 'amp-email-sender'),
     sourceOrigin: sourceOriginOfUrl(req.originalUrl ?? req.url ?? '/'),
+    secFetchSite: headerOf(req, 'sec-fetch-site'),
   };
 }
 
@@ -192,7 +218,7 @@ function setPlanHeaders(res: ServerResponse, plan: CorsPlan): void {
       previous.push(res.getHeader(header[0]));
       res.setHeader(header[0], header[1]);
     }
-    res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
+    if (plan.vary.length > 0) res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
   } catch (error) {
     for (let i = previous.length - 1; i >= 0; i--) restore(res, (headers[i] as readonly [string, string])[0], previous[i]);
     throw error;
@@ -263,7 +289,7 @@ function run(configured: Configured, req: IncomingMessage, res: ServerResponse, 
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use('/api', ampCors({ publishers: ['example.com'] }))
  */
-export function ampCors(options: ExpressAmpCorsOptions | OptionsDelegate = {}): AmpCorsMiddleware {
+export function ampCors(options?: ExpressAmpCorsOptions | OptionsDelegate): AmpCorsMiddleware {
   if (typeof options === 'function') {
     const delegate = options;
     const cache = new WeakMap<object, Configured>();
@@ -272,11 +298,11 @@ export function ampCors(options: ExpressAmpCorsOptions | OptionsDelegate = {}): 
         delegate(req, (error, perRequest) => {
           if (error) return fail(error, res, next);
           try {
-            const given = perRequest ?? {};
-            let configured = cache.get(given);
+            // A delegate's `undefined` is "no options" (the literal *), as ampCors() is.
+            let configured = perRequest === undefined ? undefined : cache.get(perRequest);
             if (configured === undefined) {
-              configured = configure(given);
-              cache.set(given, configured);
+              configured = configure(perRequest);
+              if (typeof perRequest === 'object' && perRequest !== null) cache.set(perRequest, configured);
             }
             run(configured, req, res, next);
           } catch (failure) {

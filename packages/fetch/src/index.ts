@@ -7,6 +7,7 @@
  */
 import {
   type AmpCorsConfig,
+  AmpCorsError,
   appendVary,
   type CorsPlan,
   type CorsPolicy,
@@ -74,6 +75,7 @@ function factsOf(request: Request): CorsRequest {
     requestPrivateNetwork: headers.get('access-control-request-private-network'),
     emailSender: headers.get('amp-email-sender'),
     sourceOrigin: sourceOriginOfUrl(request.url),
+    secFetchSite: headers.get('sec-fetch-site'),
   };
 }
 
@@ -90,7 +92,7 @@ function setAll(headers: ReadonlyArray<readonly [string, string]>, into: Headers
 
 function planHeaders(plan: CorsPlan, into: Headers): Headers {
   setAll(plan.headers, into);
-  into.set('Vary', appendVary(into.get('Vary'), plan.vary));
+  if (plan.vary.length > 0) into.set('Vary', appendVary(into.get('Vary'), plan.vary));
   return into;
 }
 
@@ -100,31 +102,56 @@ function defaultOnError(): Response {
 
 /** Returns `response` with `Vary` extended and `headers` set, copying it when its headers are immutable. */
 function withHeaders(response: Response, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): Response {
-  let target = response;
-  let targetHeaders = target.headers;
+  if (headers.length === 0 && vary.length === 0) return response;
+  const applyTo = (target: Headers) => {
+    if (vary.length > 0) target.set('Vary', appendVary(target.get('Vary'), vary));
+    setAll(headers, target);
+  };
   try {
-    targetHeaders.set('Vary', appendVary(targetHeaders.get('Vary'), vary));
+    applyTo(response.headers);
+    return response;
   } catch {
-    // Immutable headers (a fetch() result, Response.redirect, Response.error): copy.
+    // Immutable headers (a fetch() result, Response.redirect, Response.error): copy (values were checked before the handler ran).
     if (response.status < 200 || response.status > 599) return response;
-    target = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
-    targetHeaders = target.headers;
-    targetHeaders.set('Vary', appendVary(targetHeaders.get('Vary'), vary));
+    const copy = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
+    applyTo(copy.headers);
+    return copy;
   }
-  setAll(headers, targetHeaders);
-  return target;
 }
 
+/** How an adapter's options are checked and mapped (core's `AdapterOptionsSpec`). */
+type AdapterOptionsSpec = Exclude<Parameters<typeof createCorsPolicy>[1], boolean | undefined>;
+
+/** The configuration check of {@link createAmpCors} (issue #15): unknown keys name the closest known one (hono's `cors` names included). */
+const FETCH_SPEC: AdapterOptionsSpec = {
+  entry: 'withAmpCors (@ampcors/fetch)',
+  keys: ['onError'],
+  aliases: { allowMethods: 'methods', allowHeaders: 'allowedHeaders', exposeHeaders: 'exposedHeaders', origin: 'origins', allowOrigin: 'origins', allowedOrigins: 'origins' },
+  allowNothing: 'To allow no cross-origin request on purpose, do not wrap the handler (same-origin requests need no CORS).',
+  allowAny: 'For a public API that any origin may read without credentials, pass {} (Access-Control-Allow-Origin: *).',
+  map(given, _mode, problems) {
+    const { onError, ...rest } = given as FetchAmpCorsOptions;
+    if (onError !== undefined && typeof onError !== 'function') problems.add('invalid-option', 'onError must be a function (error, request) => Response');
+    return rest;
+  },
+};
+
 /**
- * Builds a configured Fetch adapter. All validation happens here.
+ * Builds a configured Fetch adapter. All validation happens here: every
+ * problem of the options is listed in one error. `{}` is the public mode
+ * (`Access-Control-Allow-Origin: *`, no credentials); `undefined` is refused
+ * (an unset variable), as is every unknown key.
  *
  * @throws AmpCorsError for an invalid configuration.
  */
 export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
-  const policy = createCorsPolicy(options);
-  if (options.onError !== undefined && typeof options.onError !== 'function') {
-    throw new TypeError('onError must be a function');
+  if (options === undefined) {
+    throw new AmpCorsError(
+      'invalid-option',
+      "withAmpCors (@ampcors/fetch) needs options (got undefined, an unset variable?): for example { publishers: ['example.com'] }; for a public API that any origin may read without credentials, pass {} (Access-Control-Allow-Origin: *)",
+    );
   }
+  const policy = createCorsPolicy(options, FETCH_SPEC);
   const onError = options.onError ?? defaultOnError;
 
   const failed = async (error: unknown, request: Request): Promise<Response> => {
@@ -139,7 +166,7 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
 
   // One async frame per request: the decision and the handler are awaited only when they return Promises.
   const wrap = <A extends unknown[]>(handler: FetchHandler<A>) => {
-    if (typeof handler !== 'function') throw new TypeError('withAmpCors needs a handler function');
+    if (typeof handler !== 'function') throw new AmpCorsError('invalid-option', `withAmpCors needs a handler function (request) => Response as its first argument, not ${handler === null ? 'null' : typeof handler}`);
     return async (request: Request, ...rest: A): Promise<Response> => {
       try {
         const decided = policy.decide(factsOf(request));
@@ -173,6 +200,7 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
 }
 
 function adapterOf(options: FetchAmpCorsOptions | FetchAmpCors): FetchAmpCors {
+  if (typeof options !== 'object' || options === null) return createAmpCors(options);
   if (typeof (options as FetchAmpCors).wrap === 'function' && 'policy' in options) return options as FetchAmpCors;
   let adapter = adapters.get(options);
   if (adapter === undefined) {

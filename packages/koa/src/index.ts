@@ -8,7 +8,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AmpCorsConfig,
-  AmpCorsError,
   appendVary,
   compileOriginOption,
   type CorsPlan,
@@ -80,6 +79,11 @@ export type AmpCorsKoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unk
 /** `@koa/cors`'s default `Access-Control-Allow-Methods`, kept in drop-in mode. */
 const KOA_CORS_METHODS = 'GET,HEAD,PUT,POST,DELETE,PATCH';
 
+/** How an adapter's options are checked and mapped (core's `AdapterOptionsSpec`). */
+type AdapterOptionsSpec = Exclude<Parameters<typeof createCorsPolicy>[1], boolean | undefined>;
+/** The mode an adapter's options name (core's `ConfigMode`). */
+type ConfigMode = AdapterOptionsSpec extends { map(given: never, mode: infer M, problems: never): unknown } ? M : never;
+
 const SECURE_CONTEXT = [
   ['Cross-Origin-Opener-Policy', 'same-origin'],
   ['Cross-Origin-Embedder-Policy', 'require-corp'],
@@ -102,6 +106,7 @@ function factsOf(ctx: KoaContextLike): CorsRequest {
     requestPrivateNetwork: headerOf(req, 'access-control-request-private-network'),
     emailSender: headerOf(req, 'amp-email-sender'),
     sourceOrigin: sourceOriginOfUrl(ctx.originalUrl ?? req.url ?? '/'),
+    secFetchSite: headerOf(req, 'sec-fetch-site'),
   };
 }
 
@@ -166,7 +171,7 @@ function setPlanHeaders(res: ServerResponse, plan: CorsPlan, secure: boolean): v
       previous.push(res.getHeader(header[0]));
       res.setHeader(header[0], header[1]);
     }
-    res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
+    if (plan.vary.length > 0) res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
   } catch (error) {
     for (let i = previous.length - 1; i >= 0; i--) {
       const name = (headers[i] as readonly [string, string])[0];
@@ -196,6 +201,65 @@ function withErrorHeaders(error: unknown, headers: Record<string, string>): unkn
   return target;
 }
 
+/** What the configuration check leaves for {@link ampCors}: the mapped configuration and the compiled static `origin`. */
+interface Compiled {
+  config?: AmpCorsConfig;
+  matcher?: OriginMatcher;
+}
+
+/**
+ * Maps `@koa/cors`'s option names onto ampcors's, with `@koa/cors`'s
+ * defaults (its methods, credentials off, denied origins passed on) when its
+ * `origin` option decides; the problems of its own keys go to `problems`.
+ */
+function koaConfig(given: KoaAmpCorsOptions, mode: ConfigMode, problems: { add(code: 'invalid-option', text: string): void }): AmpCorsConfig {
+  const { origin, allowMethods, allowHeaders, exposeHeaders, credentials, maxAge, keepHeadersOnError, secureContext, ...rest } = given;
+  const dropIn = origin !== undefined;
+  if (typeof maxAge === 'string' && !/^[0-9]+$/.test(maxAge)) problems.add('invalid-option', 'maxAge must be a non-negative whole number of seconds');
+  if (credentials !== undefined && typeof credentials !== 'boolean' && typeof credentials !== 'function') problems.add('invalid-option', 'credentials must be a boolean or a function');
+  if (keepHeadersOnError !== undefined && typeof keepHeadersOnError !== 'boolean') problems.add('invalid-option', 'keepHeadersOnError must be true or false');
+  if (secureContext !== undefined && typeof secureContext !== 'boolean') problems.add('invalid-option', 'secureContext must be true or false');
+  for (const [alias, name] of [['allowMethods', 'methods'], ['allowHeaders', 'allowedHeaders'], ['exposeHeaders', 'exposedHeaders']] as const) {
+    if (given[alias] !== undefined && rest[name] !== undefined) problems.add('invalid-option', `give ${name} or its alias ${alias}, not both`);
+  }
+  return {
+    ...rest,
+    ...(rest.methods === undefined && (allowMethods !== undefined || mode !== 'amp') && { methods: allowMethods ?? KOA_CORS_METHODS }),
+    ...(allowHeaders !== undefined && { allowedHeaders: allowHeaders }),
+    ...(exposeHeaders !== undefined && { exposedHeaders: exposeHeaders }),
+    ...(maxAge !== undefined && { maxAge: typeof maxAge === 'string' ? Number(maxAge) : maxAge }),
+    ...(mode !== 'any-origin' && { credentials: typeof credentials === 'boolean' ? credentials : credentials === undefined ? mode === 'amp' : true }),
+    ...(dropIn && { onDenied: rest.onDenied ?? 'omit' }),
+  };
+}
+
+/**
+ * The configuration check of {@link ampCors} (issue #15): unknown keys name
+ * the closest known one, the mode is named by keys only, and a static
+ * `origin` is compiled into `compiled`, so that its problems are listed with
+ * all the others.
+ */
+function koaSpec(compiled: Compiled): AdapterOptionsSpec {
+  return {
+    entry: 'ampCors (@ampcors/koa)',
+    keys: ['origin', 'allowMethods', 'allowHeaders', 'exposeHeaders', 'keepHeadersOnError', 'secureContext'],
+    originKey: 'origin',
+    aliases: { allowedOrigins: 'origin', allowOrigin: 'origin', optionsSuccessStatus: 'preflightStatus' },
+    allowNothing: 'To allow no cross-origin request on purpose, pass origin: () => false (or leave ampCors out: same-origin requests need no CORS).',
+    allowAny: 'For a public API that any origin may read without credentials, call ampCors() with no options (Access-Control-Allow-Origin: *).',
+    map(given, mode, problems) {
+      const options = given as KoaAmpCorsOptions;
+      const config = koaConfig(options, mode, problems);
+      compiled.config = config;
+      const origin = options.origin;
+      if (origin !== undefined && typeof origin !== 'function') {
+        compiled.matcher = problems.attempt(() => compileOriginOption(origin, { credentials: config.credentials === true }));
+      }
+      return config;
+    },
+  };
+}
+
 /**
  * Creates the ampcors middleware for Koa 2 and 3.
  *
@@ -223,36 +287,21 @@ function withErrorHeaders(error: unknown, headers: Record<string, string>): unkn
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use(ampCors({ publishers: ['example.com'] }))
  */
-export function ampCors(options: KoaAmpCorsOptions = {}): AmpCorsKoaMiddleware {
-  if (typeof options !== 'object' || options === null) throw new AmpCorsError('invalid-option', 'ampCors options must be an object');
-  const { origin: originOption, allowMethods, allowHeaders, exposeHeaders, credentials, maxAge, keepHeadersOnError, secureContext, ...rest } = options;
-  const ownSource = options.publishers !== undefined || options.verifier !== undefined;
-  const dropIn = originOption !== undefined || !ownSource;
-  if (maxAge !== undefined && typeof maxAge === 'string' && !/^[0-9]+$/.test(maxAge)) {
-    throw new AmpCorsError('invalid-option', 'maxAge must be a non-negative whole number of seconds');
-  }
-  if (credentials !== undefined && typeof credentials !== 'boolean' && typeof credentials !== 'function') {
-    throw new AmpCorsError('invalid-option', 'credentials must be a boolean or a function');
-  }
-  const staticCredentials = typeof credentials === 'boolean' ? credentials : credentials === undefined ? ownSource : true;
-  const config: AmpCorsConfig = {
-    ...rest,
-    ...(rest.methods === undefined && { methods: allowMethods ?? (dropIn ? KOA_CORS_METHODS : undefined) }),
-    ...(rest.allowedHeaders === undefined && allowHeaders !== undefined && { allowedHeaders: allowHeaders }),
-    ...(rest.exposedHeaders === undefined && exposeHeaders !== undefined && { exposedHeaders: exposeHeaders }),
-    ...(maxAge !== undefined && { maxAge: Number(maxAge) }),
-    credentials: staticCredentials,
-    ...(dropIn && { onDenied: rest.onDenied ?? 'omit' }),
-  };
-  const policy = createCorsPolicy(config, dropIn);
+export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
+  const compiled: Compiled = {};
+  const policy = createCorsPolicy(options as AmpCorsConfig, koaSpec(compiled));
+  const given: KoaAmpCorsOptions = policy.mode === 'any-origin' ? {} : (options as KoaAmpCorsOptions);
+  const { origin: originOption, credentials, keepHeadersOnError, secureContext } = given;
+  const staticCredentials = policy.options.credentials;
+  const config = compiled.config ?? {};
   // With a credentials function, both variants are prepared once.
   const withoutCredentials: NormalizedCorsOptions = typeof credentials === 'function' ? normalizeCorsOptions({ ...config, credentials: false }) : policy.options;
   const keep = keepHeadersOnError === undefined || !!keepHeadersOnError;
   const secure = typeof secureContext === 'boolean' ? secureContext : !!secureContext;
 
-  const origin = dropIn ? (originOption ?? '*') : undefined;
-  // A static origin is compiled once; '*' is refused here whenever credentials may be on.
-  const staticSource = typeof origin === 'string' ? matcherSource(compileOriginOption(origin, { credentials: staticCredentials })) : null;
+  const origin = originOption;
+  // A static origin was compiled once, by the configuration check ('*' refused whenever credentials may be on).
+  const staticSource = compiled.matcher === undefined ? null : matcherSource(compiled.matcher);
 
   // An origin function is asked about canary origins now: one allowing every origin is refused with credentials, like '*'.
   const guarded =
