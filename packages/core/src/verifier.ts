@@ -4,8 +4,7 @@ import { isHashedPrefix, type PrefixForm } from './domain-prefix.js';
 import { AmpCorsError } from './errors.js';
 import { type OriginSyntaxReason, parseOrigin } from './origin-header.js';
 import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from './publisher-rules.js';
-import { cacheIndexOf, findCacheOfHost, plainCacheOriginOf } from './cache-origin.js';
-import { type PrefixClaimant, plainPrefixClaimant } from './prefix-claimants.js';
+import { findCacheOfHost } from './cache-origin.js';
 import { reverseOrigin } from './reverse-origin.js';
 
 /** Configuration of {@link createVerifier}. */
@@ -181,7 +180,6 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const rules = parsePublisherRules(config.publishers, caches);
   const explicitOrigins = config.origins === undefined ? undefined : parseOrigins(config.origins);
   const legacy = config.legacyCacheOrigins === true;
-  const cacheIndex = cacheIndexOf(caches);
   // A readable form another domain also has is accepted only if that domain is trusted too (SPEC §6).
   const table = buildOriginTable(
     rules.exact,
@@ -248,11 +246,6 @@ export function createVerifier(config: VerifierConfig): Verifier {
     // (Length first: hashing a hostile 10 kB header for a map lookup would cost more than refusing it.)
     const publisher = origin.length <= longestPublisherOrigin ? publisherVerdicts.get(origin) : undefined;
     if (publisher !== undefined) return withSource(publisher, context);
-    // 4, fast: a plain readable cache origin (one label of letters, digits and inner hyphens) is
-    // canonical by construction and reads as one domain: judged without parsing or a reading list.
-    const plain = plainCacheOriginOf(origin, cacheIndex);
-    const claimant = plain === undefined ? undefined : plainPrefixClaimant(plain.prefix);
-    if (plain !== undefined && claimant !== undefined) return judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimant, context);
     // 3. Judge the header as sent.
     const parsed = parseOrigin(origin);
     if (!parsed.ok) return deny(origin, parsed.reason, parsed.detail);
@@ -264,15 +257,6 @@ export function createVerifier(config: VerifierConfig): Verifier {
       return withSource({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: parsed.host }, context);
     }
     return deny(origin, 'unknown-origin', `${shown(origin)} is neither a publisher origin nor a cache origin`);
-  };
-
-  // Twin of judgeCacheOrigin's readable branch for a prefix whose only claimant is known (plainPrefixClaimant): keep in step.
-  const judgePlainCacheOrigin = (origin: string, cache: AmpCache, prefix: string, claimant: PrefixClaimant, context: VerifyContext | undefined): Verdict => {
-    const publisherDomain = claimant.publisherDomain;
-    if (!matchesPublisher(publisherDomain, rules)) {
-      return { allowed: false, origin, reason: 'unknown-publisher', detail: `${publisherDomain} is not a configured publisher`, cache, prefix, publisherDomain };
-    }
-    return withSource({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: claimant.form }, context);
   };
 
   const judgeCacheOrigin = (origin: string, cache: AmpCache, prefix: string | null, context?: VerifyContext): Verdict => {
