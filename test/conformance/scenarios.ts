@@ -12,6 +12,8 @@ export interface Expectation {
   readonly headers?: Readonly<Record<string, string | null>>;
   /** Names the `Vary` header must list (case-insensitive). */
   readonly vary: readonly string[];
+  /** Names the `Vary` header must not list (case-insensitive). */
+  readonly varyAbsent?: readonly string[];
   /** Whether a route handler (and its side effects) ran. */
   readonly handlerRan: boolean;
   /** A substring of the body. */
@@ -76,6 +78,11 @@ const rejected = (reason: string): Expectation => ({
   handlerRan: false,
   bodyIncludes: reason,
 });
+
+/** An adapter given no options at all: what `cors()` and `@koa/cors()` do by default (issue #15). */
+export const NO_OPTIONS: AdapterOptions = Object.freeze({});
+/** The API's own origin in the same-origin rows (the adapters never learn it: the browser's Sec-Fetch-Site says it). */
+const OWN = 'https://api.example.net';
 
 /** The table. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -318,5 +325,56 @@ export const SCENARIOS: readonly Scenario[] = [
     options: { verifier: fleet(true) },
     request: get({ Origin: CACHE }),
     expect: { ...allowedGet(CACHE), seenReason: 'cache-origin' },
+  },
+  {
+    name: 'same-origin: Sec-Fetch-Site: same-origin POST from the API\'s own page runs, no CORS headers',
+    options: base,
+    request: post({ Origin: OWN, 'Sec-Fetch-Site': 'same-origin' }),
+    expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null, [EXPOSE]: null, 'amp-redirect-to': 'https://example.com/thanks' }, vary: ['Origin'], handlerRan: true, seenReason: 'same-origin' },
+  },
+  {
+    name: 'same-origin: Sec-Fetch-Site: same-origin GET without Origin runs',
+    options: base,
+    request: get({ 'Sec-Fetch-Site': 'same-origin' }),
+    expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null }, vary: ['Origin'], handlerRan: true, seenReason: 'same-origin' },
+  },
+  { name: 'same-origin: Sec-Fetch-Site: same-site is not same-origin (403)', options: base, request: post({ Origin: OWN, 'Sec-Fetch-Site': 'same-site' }), expect: rejected('unknown-origin') },
+  { name: 'same-origin: Sec-Fetch-Site: cross-site is not same-origin (403)', options: base, request: post({ Origin: OWN, 'Sec-Fetch-Site': 'cross-site' }), expect: rejected('unknown-origin') },
+  { name: 'same-origin: only the exact value counts (Same-Origin, 403)', options: base, request: post({ Origin: OWN, 'Sec-Fetch-Site': 'Same-Origin' }), expect: rejected('unknown-origin') },
+  {
+    name: 'same-origin: Sec-Fetch-Site: same-origin runs whatever the verifier says',
+    options: { verifier: { verify: (origin) => ({ allowed: false, origin: origin ?? null, reason: 'unknown-origin', detail: 'denies everything' }) } },
+    request: post({ Origin: OWN, 'Sec-Fetch-Site': 'same-origin' }),
+    expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null }, vary: ['Origin'], handlerRan: true, seenReason: 'same-origin' },
+  },
+  {
+    name: 'compatible mode: no options, a foreign GET gets the literal *, no credentials, no Vary: Origin',
+    options: NO_OPTIONS,
+    request: get({ Origin: 'https://evil.example' }),
+    expect: { status: 200, headers: { [ACAO]: '*', [ACAC]: null }, vary: ['Accept-Encoding'], varyAbsent: ['Origin'], handlerRan: true, seenReason: 'any-origin' },
+  },
+  {
+    name: 'compatible mode: no options, a request without Origin gets the same *',
+    options: NO_OPTIONS,
+    request: get({}),
+    expect: { status: 200, headers: { [ACAO]: '*', [ACAC]: null }, vary: [], varyAbsent: ['Origin'], handlerRan: true, seenReason: 'missing' },
+  },
+  {
+    name: 'compatible mode: no options, a foreign POST runs with *, no credentials',
+    options: NO_OPTIONS,
+    request: post({ Origin: 'https://evil.example', Cookie: 'session=1' }),
+    expect: { status: 200, headers: { [ACAO]: '*', [ACAC]: null, [EXPOSE]: 'AMP-Redirect-To' }, vary: [], varyAbsent: ['Origin'], handlerRan: true, seenReason: 'any-origin' },
+  },
+  {
+    name: 'compatible mode: no options, a preflight answers * and never allows AMP-Same-Origin',
+    options: NO_OPTIONS,
+    request: preflight('https://evil.example', { 'Access-Control-Request-Headers': 'Content-Type, AMP-Same-Origin' }),
+    expect: {
+      status: 204,
+      headers: { [ACAO]: '*', [ACAC]: null, 'access-control-allow-headers': 'Content-Type' },
+      vary: ['Access-Control-Request-Headers'],
+      varyAbsent: ['Origin'],
+      handlerRan: false,
+    },
   },
 ];
