@@ -83,6 +83,9 @@ export interface OriginOptionMode {
 /** A compiled origin option: true when the raw `Origin` is allowed by it. */
 export type OriginMatcher = (origin: string) => boolean;
 
+/** The matcher of an option that allows any origin (`true`, `'*'`): its verdicts say `any-origin`, since nothing was checked. */
+const ANY_ORIGIN: OriginMatcher = () => true;
+
 /**
  * Compiles an {@link OriginOption} into a matcher. A RegExp is cloned
  * without its `g` and `y` flags, so that `lastIndex` never makes it
@@ -127,7 +130,7 @@ export function compileOriginOption(option: OriginOption, mode: OriginOptionMode
       throw new AmpCorsError('invalid-option', 'origin must be a string, a RegExp, a boolean or an array of strings and RegExps');
     }
   }
-  if (any) return () => true;
+  if (any) return ANY_ORIGIN;
   return (origin) => exact.has(origin) || patterns.some((pattern) => pattern.test(origin));
 }
 
@@ -139,7 +142,8 @@ function denied(origin: string | null, reason: DenyReason, detail: string): Verd
  * Judges a request with a compiled origin option, in the core {@link Verdict}
  * model: an `Origin` that is not one canonical origin is denied before the
  * option is consulted (nothing unparsed is ever reflected); a matching origin
- * is allowed as a publisher origin; `AMP-Same-Origin: true` without `Origin`
+ * is allowed as a publisher origin, or as `any-origin` when the option
+ * allows every origin (`true`, `'*'`: nothing was checked); `AMP-Same-Origin: true` without `Origin`
  * is same-origin; a present `__amp_source_origin` must itself match.
  */
 export function judgeWithOriginMatcher(matcher: OriginMatcher, origin: string | null | undefined, context?: VerifyContext): Verdict {
@@ -154,6 +158,7 @@ export function judgeWithOriginMatcher(matcher: OriginMatcher, origin: string | 
   const parsed = parseOrigin(origin);
   if (!parsed.ok) return denied(origin, parsed.reason, parsed.detail);
   if (!matcher(origin)) return denied(origin, 'unknown-origin', 'not allowed by the origin option');
+  if (matcher === ANY_ORIGIN) return { allowed: true, origin, via: 'any', reason: 'any-origin', ...extra };
   return { allowed: true, origin, via: 'publisher', reason: 'publisher-origin', ...extra };
 }
 
