@@ -187,6 +187,13 @@ const value = fc.oneof(
     partnerOnly,
     () => true,
     () => new Response('error'),
+    [1, 2],
+    [null],
+    [['example.com']],
+    { length: 1, 0: 'example.com' },
+    Symbol('publishers'),
+    Number.NaN,
+    -1,
   ),
   fc.string({ maxLength: 8 }),
 );

@@ -79,7 +79,7 @@ export class ConfigProblems {
 }
 
 /** Optimal-string-alignment distance (Levenshtein plus adjacent swaps), case-insensitive: `credentails` is one step from `credentials`. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
   const rows: number[][] = [];
@@ -107,7 +107,7 @@ export function editDistance(a: string, b: string): number {
  * case or by a plural `s`; `undefined` otherwise. `aliases` maps other
  * libraries' names (hono's `allowMethods`) to the key meant.
  */
-export function closestKey(key: string, known: readonly string[], aliases: Readonly<Record<string, string>> = {}): string | undefined {
+function closestKey(key: string, known: readonly string[], aliases: Readonly<Record<string, string>> = {}): string | undefined {
   const alias = Object.hasOwn(aliases, key) ? aliases[key] : undefined;
   if (alias !== undefined) return alias;
   let best: string | undefined;
