@@ -26,13 +26,27 @@ const sourceDir = `${root}packages/core/src`;
 
 /** Every source file of core, in groups of related files, most security-relevant first. */
 export const GROUPS: Record<string, string[]> = {
-  decision: ['verifier', 'origin-header', 'reverse-origin'],
-  prefix: ['domain-prefix', 'domain-name', 'publisher-rules', 'allow-set'],
+  decision: ['verifier', 'origin-header', 'reverse-origin', 'cache-origin', 'prefix-claimants'],
+  prefix: ['domain-prefix', 'domain-name', 'publisher-rules', 'allow-set', 'prefix-forms', 'problem-list'],
   registry: ['caches', 'cache-url', 'hash-prefix', 'errors'],
   compact: ['compact-allow-set'],
   rice: ['rice-coding'],
   url: ['canonical-host', 'canonical-url', 'ip-address', 'url-expressions'],
-  response: ['cors-response', 'cors-policy', 'legacy-origin-option', 'async-verifier', 'explain-origin'],
+  response: [
+    'cors-response',
+    'cors-options',
+    'cors-plan',
+    'source-origin',
+    'amp-email',
+    'email-clients',
+    'vary',
+    'amp-redirect-to',
+    'cors-policy',
+    'config-check',
+    'legacy-origin-option',
+    'async-verifier',
+    'explain-origin',
+  ],
 };
 
 interface Mutant {
@@ -81,7 +95,7 @@ function numberOption(name: string, fallback: number): number {
 function checkGroups(): void {
   const grouped = new Set(Object.values(GROUPS).flat());
   const sources = readdirSync(sourceDir)
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts')
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== 'index.ts' && f !== 'psl-ancestors.ts') // generated data (stryker.config.mjs skips it too)
     .map((f) => f.slice(0, -3));
   const missing = sources.filter((f) => !grouped.has(f));
   const stale = [...grouped].filter((f) => !sources.includes(f));
