@@ -228,4 +228,32 @@ describe('Express specifics', () => {
     const evil = await hit(middleware, 'GET', { Origin: 'https://evil.com' });
     expect([evil.status, evil.ran, evil.headers['access-control-allow-origin']]).toEqual([200, true, undefined]);
   });
+  it('a delegate answering no options is ampCors(): the literal *; one answering a typo goes to next(err) as an AmpCorsError', async () => {
+    const none = await hit(ampCors((_req, cb) => cb(null)) as Middleware, 'GET', { Origin: 'https://evil.com' });
+    expect([none.status, none.headers['access-control-allow-origin'], none.headers['access-control-allow-credentials']]).toEqual([200, '*', undefined]);
+    let caught: unknown;
+    const app = express();
+    app.use(ampCors((_req, cb) => cb(null, { publisher: ['example.com'] } as never)));
+    app.get('/r', (_req, res) => {
+      res.send('never');
+    });
+    app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      caught = error;
+      res.status(500).send('handled');
+    });
+    const res = await request(app).get('/r').set('Origin', 'https://evil.com');
+    expect(res.status).toBe(500);
+    expect(isAmpCorsError(caught) && caught.message).toMatch(/did you mean `publishers`\?/);
+  });
+  it("an origin: true without credentials allows any origin and its verdict says any-origin, not publisher-origin", async () => {
+    let reason: string | undefined;
+    const app = express();
+    app.use(ampCors({ origin: true }));
+    app.get('/r', (req, res) => {
+      reason = req.ampCors?.reason;
+      res.send('ran');
+    });
+    const res = await request(app).get('/r').set('Origin', 'https://evil.com');
+    expect([res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials'], reason]).toEqual(['https://evil.com', undefined, 'any-origin']);
+  });
 });

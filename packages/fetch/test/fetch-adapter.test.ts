@@ -1,4 +1,4 @@
-import { createVerifier } from '@ampcors/core';
+import { createVerifier, isAmpCorsError } from '@ampcors/core';
 import { ampCorsOf, corsHeaders, createAmpCors, verifyRequest, withAmpCors } from '@ampcors/fetch';
 import { describe, expect, it } from 'vitest';
 
@@ -56,6 +56,45 @@ describe('withAmpCors', () => {
   it('refuses a bad configuration when wrapping', () => {
     expect(() => withAmpCors(() => new Response(''), { publishers: ['com'] })).toThrow(/public suffix|com/);
     expect(() => withAmpCors(() => new Response(''), { publishers: ['example.com'], onDenied: 'maybe' as never })).toThrow(/onDenied/);
+  });
+  it('refuses every problem of a configuration at once, as AmpCorsErrors (never a TypeError)', () => {
+    const errorOf = (run: () => unknown): Error => {
+      try {
+        run();
+      } catch (error) {
+        return error as Error;
+      }
+      throw new Error('accepted');
+    };
+    const all = errorOf(() => withAmpCors(() => new Response(''), { publishers: ['example.com'], onError: 'log' as never, onDenied: 'maybe' as never, orgins: [] } as never));
+    expect(isAmpCorsError(all)).toBe(true);
+    expect(all.message).toMatch(/3 configuration problems/);
+    expect(all.message).toMatch(/onError must be a function/);
+    expect(all.message).toMatch(/onDenied/);
+    expect(all.message).toMatch(/unknown option `orgins` \(did you mean `origins`\?\)/);
+    for (const run of [() => withAmpCors(() => new Response(''), undefined as never), () => withAmpCors('handler' as never, options), () => createAmpCors(null as never)]) {
+      expect(isAmpCorsError(errorOf(run)), String(errorOf(run))).toBe(true);
+    }
+  });
+  it('{} is the public mode: the literal *, no credentials, no Vary: Origin, and a verdict that claims no check', async () => {
+    const handler = withAmpCors((request: Request) => Response.json(ampCorsOf(request)?.verdict ?? null), {});
+    const response = await handler(get('https://evil.example', { Cookie: 'session=1' }));
+    expect([response.headers.get('access-control-allow-origin'), response.headers.get('access-control-allow-credentials'), response.headers.get('vary')]).toEqual(['*', null, null]);
+    expect(await response.json()).toMatchObject({ allowed: true, reason: 'any-origin', via: 'any' });
+  });
+  it('a request the browser marks Sec-Fetch-Site: same-origin runs untouched; same-site and cross-site are judged', async () => {
+    let runs = 0;
+    const handler = withAmpCors(() => {
+      runs += 1;
+      return new Response('ran');
+    }, options);
+    const own = 'https://api.example.net';
+    const same = await handler(new Request('https://api.example.net/subscribe', { method: 'POST', headers: { Origin: own, 'Sec-Fetch-Site': 'same-origin' } }));
+    expect([same.status, same.headers.get('access-control-allow-origin'), runs]).toEqual([200, null, 1]);
+    for (const site of ['same-site', 'cross-site', 'none', 'SAME-ORIGIN']) {
+      const other = await handler(new Request('https://api.example.net/subscribe', { method: 'POST', headers: { Origin: own, 'Sec-Fetch-Site': site } }));
+      expect([other.status, runs], site).toEqual([403, 1]);
+    }
   });
 });
 
