@@ -60,12 +60,13 @@ export class ConfigProblems {
    * `unsafe-configuration` when one of them is unsafe, else the first one's.
    *
    * @param entry - the entry point, named before a list (for example `ampCors (@ampcors/express)`)
+   * @param named - whether a single problem is named after the entry point too
    */
-  throwIfAny(entry: string): void {
+  throwIfAny(entry: string, named = true): void {
     const [first] = this.list;
     if (first === undefined) return;
     if (this.list.length === 1) {
-      const error = new AmpCorsError(first.code, first.text);
+      const error = new AmpCorsError(first.code, named ? `${entry}: ${first.text}` : first.text);
       carried.set(error, [first]);
       throw error;
     }
@@ -176,7 +177,7 @@ export function checkOptionKeys(options: unknown, spec: OptionKeysSpec, problems
   if (options === undefined) return 'any-origin';
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     const shown = options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options;
-    problems.add('invalid-option', `${spec.entry} takes an options object, not ${shown}: for example { publishers: ['example.com'] }. ${spec.allowAny}`);
+    problems.add('invalid-option', `the options must be an object, not ${shown}: for example { publishers: ['example.com'] }. ${spec.allowAny}`);
     return 'none';
   }
   const keys = Object.keys(options);
@@ -188,7 +189,7 @@ export function checkOptionKeys(options: unknown, spec: OptionKeysSpec, problems
     const near = closestKey(key, spec.keys, spec.aliases);
     if (near !== undefined && (near === spec.originKey || (AMP_KEYS as readonly string[]).includes(near))) typoOfModeKey = true;
     const hint = near === undefined ? `the known options are: ${spec.keys.join(', ')}` : `did you mean \`${near}\`?`;
-    problems.add('invalid-option', `${spec.entry}: unknown option \`${key.slice(0, 60)}\` (${hint})`);
+    problems.add('invalid-option', `unknown option \`${key.slice(0, 60)}\` (${hint})`);
   }
   // 3. Present keys without a value.
   const record = options as Record<string, unknown>;
@@ -198,7 +199,7 @@ export function checkOptionKeys(options: unknown, spec: OptionKeysSpec, problems
       key === 'publishers'
         ? `give the publisher domains, for example ['example.com'] (an unset environment variable?). ${spec.allowNothing} ${spec.allowAny}`
         : `give it a value or leave the key out`;
-    problems.add('invalid-option', `${spec.entry}: \`${key}\` is present but undefined: ${fix}`);
+    problems.add('invalid-option', `\`${key}\` is present but undefined: ${fix}`);
   }
   // 4. An origin source that names nothing.
   const originKey = spec.originKey;
@@ -209,7 +210,7 @@ export function checkOptionKeys(options: unknown, spec: OptionKeysSpec, problems
   if (!other && !nonEmpty(publishers) && !nonEmpty(origins) && (isEmptyList(publishers) || isEmptyList(origins))) {
     problems.add(
       'invalid-option',
-      `${spec.entry}: ${isEmptyList(publishers) ? 'publishers' : 'origins'} is empty, which would deny every cross-origin request without a word. ${spec.allowNothing} ${spec.allowAny}`,
+      `${isEmptyList(publishers) ? 'publishers' : 'origins'} is empty, which would deny every cross-origin request without a word. ${spec.allowNothing} ${spec.allowAny}`,
     );
   }
   // 5. The mode.
@@ -219,7 +220,7 @@ export function checkOptionKeys(options: unknown, spec: OptionKeysSpec, problems
     const named = originKey === undefined ? '`publishers`, `origins` or `verifier`' : `\`publishers\`, \`origins\`, \`verifier\` or \`${originKey}\``;
     problems.add(
       'invalid-option',
-      `${spec.entry}: the options name no origin to trust (give ${named}; for example { publishers: ['example.com'] }). ${spec.allowAny}`,
+      `the options name no origin to trust (give ${named}; for example { publishers: ['example.com'] }). ${spec.allowAny}`,
     );
   }
   return 'none';

@@ -157,7 +157,7 @@ export function normalizeCorsOptions(options: CorsOptions = {}): NormalizedCorsO
   const preflightContinue = problems.attempt(() => flag('preflightContinue', options.preflightContinue, false));
   const privateNetworkAccess = problems.attempt(() => flag('privateNetworkAccess', options.privateNetworkAccess, false));
   const email = options.email === undefined ? { emailSenders: null, emailClientOrigins: null } : problems.attempt(() => normalizeAmpEmail(options.email as AmpEmailOptions));
-  problems.throwIfAny('CORS options');
+  problems.throwIfAny('CORS options', false);
   return {
     credentials: credentials as boolean,
     methods: methods.join(','),

@@ -170,7 +170,8 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
   }
   // 3. The CORS options.
   const normalized = problems.attempt(() => normalizeCorsOptions(given));
-  problems.throwIfAny(entry);
+  // Core's own messages stand alone (their wording is relied on); an adapter's name the entry point.
+  problems.throwIfAny(entry, typeof adapter !== 'boolean');
   const options: NormalizedCorsOptions = mode === 'any-origin' ? { ...(normalized as NormalizedCorsOptions), credentials: false, anyOrigin: true } : (normalized as NormalizedCorsOptions);
   const sources = (extra: VerdictSource | null | undefined): VerdictSource[] => {
     const list: VerdictSource[] = [];
