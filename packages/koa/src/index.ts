@@ -82,7 +82,7 @@ const KOA_CORS_METHODS = 'GET,HEAD,PUT,POST,DELETE,PATCH';
 /** How an adapter's options are checked and mapped (core's `AdapterOptionsSpec`). */
 type AdapterOptionsSpec = Exclude<Parameters<typeof createCorsPolicy>[1], boolean | undefined>;
 /** The mode an adapter's options name (core's `ConfigMode`). */
-type ConfigMode = AdapterOptionsSpec extends { map(given: never, mode: infer M, problems: never): unknown } ? M : never;
+type ConfigMode = Parameters<AdapterOptionsSpec['map']>[1];
 
 const SECURE_CONTEXT = [
   ['Cross-Origin-Opener-Policy', 'same-origin'],
@@ -212,7 +212,7 @@ interface Compiled {
  * defaults (its methods, credentials off, denied origins passed on) when its
  * `origin` option decides; the problems of its own keys go to `problems`.
  */
-function koaConfig(given: KoaAmpCorsOptions, mode: ConfigMode, problems: { add(code: 'invalid-option', text: string): void }): AmpCorsConfig {
+function koaConfig(given: KoaAmpCorsOptions, mode: ConfigMode, problems: Parameters<AdapterOptionsSpec['map']>[2]): AmpCorsConfig {
   const { origin, allowMethods, allowHeaders, exposeHeaders, credentials, maxAge, keepHeadersOnError, secureContext, ...rest } = given;
   const dropIn = origin !== undefined;
   if (typeof maxAge === 'string' && !/^[0-9]+$/.test(maxAge)) problems.add('invalid-option', 'maxAge must be a non-negative whole number of seconds');
@@ -252,7 +252,9 @@ function koaSpec(compiled: Compiled): AdapterOptionsSpec {
       const config = koaConfig(options, mode, problems);
       compiled.config = config;
       const origin = options.origin;
-      if (origin !== undefined && typeof origin !== 'function') {
+      if (origin !== undefined && typeof origin !== 'function' && typeof origin !== 'string') {
+        problems.add('invalid-option', "origin must be an exact origin string, '*' or a function (ctx) => string, as in @koa/cors");
+      } else if (typeof origin === 'string') {
         compiled.matcher = problems.attempt(() => compileOriginOption(origin, { credentials: config.credentials === true }));
       }
       return config;
