@@ -12,6 +12,8 @@ export default defineConfig({
       '@ampcors/express': src('express'),
       '@ampcors/koa': src('koa'),
       '@ampcors/fetch': src('fetch'),
+      '@ampcors/hono': src('hono'),
+      '@ampcors/fastify': src('fastify'),
       '@ampcors/redis': src('redis'),
       '@ampcors/cli': src('cli'),
       playground: src('playground'),

@@ -1,0 +1,2 @@
+/** @ampcors/fastify: work in progress (issue 17). */
+export {};

@@ -1,0 +1,2 @@
+/** @ampcors/hono: work in progress (issue 17). */
+export {};
