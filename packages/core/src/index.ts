@@ -114,7 +114,17 @@ export {
   sourceOriginOfUrl,
   verifyContextOf,
 } from './cors-response.js';
-export { type AmpCorsConfig, type CorsDecision, type CorsPolicy, createCorsPolicy, type VerdictSource } from './cors-policy.js';
+export {
+  type AdapterOptionsSpec,
+  AMP_CORS_CONFIG_KEYS,
+  type AmpCorsConfig,
+  type CorsDecision,
+  type CorsPolicy,
+  createCorsPolicy,
+  type VerdictSource,
+} from './cors-policy.js';
+export { checkOptionKeys, type ConfigMode, type ConfigProblem, ConfigProblems, type OptionKeysSpec } from './config-check.js';
+export { CORS_OPTION_KEYS } from './cors-options.js';
 export { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption, type OriginOptionMode } from './legacy-origin-option.js';
 export { type AsyncVerifier, type AsyncVerifierConfig, createAsyncVerifier, type PublisherSource } from './async-verifier.js';
 export {
