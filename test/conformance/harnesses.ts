@@ -208,4 +208,7 @@ export const HARNESSES: readonly Harness[] = [
   koaHarness('koa 2', Koa2),
   fetchDirect,
   fetchOverHttp,
+  // Fastify 5 and 4 (harness-fastify.ts; an import is hoisted, so it may stand here).
+  ...FASTIFY_HARNESSES,
 ];
+import { FASTIFY_HARNESSES } from './harness-fastify.js';
