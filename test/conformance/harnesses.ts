@@ -210,5 +210,8 @@ export const HARNESSES: readonly Harness[] = [
   fetchOverHttp,
   // Fastify 5 and 4 (harness-fastify.ts; an import is hoisted, so it may stand here).
   ...FASTIFY_HARNESSES,
+  // Hono 4 in process and on @hono/node-server (harness-hono.ts; an import is hoisted, so it may stand here).
+  ...HONO_HARNESSES,
 ];
+import { HONO_HARNESSES } from './harness-hono.js';
 import { FASTIFY_HARNESSES } from './harness-fastify.js';
