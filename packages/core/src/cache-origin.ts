@@ -1,5 +1,5 @@
 import type { AmpCache } from './caches.js';
-import type { ParsedOrigin } from './origin-header.js';
+import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 
 /**
  * The registered caches keyed by `cacheDomain` (SPEC §1): finding the cache
@@ -14,6 +14,15 @@ export interface CacheIndex {
   readonly unique: readonly AmpCache[];
   /** Length of the longest cache domain: longer host suffixes are never looked up. */
   readonly longestDomain: number;
+  /** The caches of {@link CacheIndex.unique} by the length of their domain (read by {@link cacheEndingAt}). */
+  readonly byLength: readonly (readonly AmpCache[] | undefined)[];
+  /**
+   * True when every cache domain is canonical (a label before it makes a
+   * canonical origin) and none lies under another, as `validateCaches` ensures. Only a
+   * raw list given to the lower-level functions can fail this; then
+   * {@link plainCacheOriginOf} answers nothing and the general path decides.
+   */
+  readonly simple: boolean;
 }
 
 const INDEXES = new WeakMap<readonly AmpCache[], CacheIndex>();
@@ -29,7 +38,15 @@ export function cacheIndexOf(caches: readonly AmpCache[]): CacheIndex {
     byDomain.set(cache.cacheDomain, cache);
     longestDomain = Math.max(longestDomain, cache.cacheDomain.length);
   }
-  const index: CacheIndex = { byDomain, unique: [...byDomain.values()], longestDomain };
+  let simple = true;
+  for (const domain of byDomain.keys()) {
+    // A label before the cache domain makes an origin parseOrigin accepts as sent.
+    simple &&= parseOrigin(`https://a.${domain}`).ok;
+    for (let dot = domain.indexOf('.'); dot >= 0 && simple; dot = domain.indexOf('.', dot + 1)) simple = !byDomain.has(domain.slice(dot + 1));
+  }
+  const byLength: AmpCache[][] = [];
+  for (const cache of byDomain.values()) (byLength[cache.cacheDomain.length] ??= []).push(cache);
+  const index: CacheIndex = { byDomain, unique: [...byDomain.values()], longestDomain, byLength, simple };
   // A list that may still change is indexed afresh on every call.
   if (Object.isFrozen(caches)) INDEXES.set(caches, index);
   return index;
@@ -51,6 +68,59 @@ export function findCacheOfHost(host: string, caches: readonly AmpCache[]): { ca
     if (cache) return { cache, prefix: host.slice(0, dot) };
   }
   return undefined;
+}
+
+/**
+ * The cache whose domain is exactly `text` from `start` to its end: when one
+ * cache domain has that length (the usual case) it is compared in place (no
+ * slice, no hashing: the request path's cache lookup), else the map is asked,
+ * so the cost never grows with the number of caches.
+ */
+export function cacheEndingAt(text: string, start: number, index: CacheIndex): AmpCache | undefined {
+  const candidates = index.byLength[text.length - start];
+  if (candidates === undefined) return undefined;
+  if (candidates.length > 1) return index.byDomain.get(text.slice(start));
+  const only = candidates[0] as AmpCache;
+  return text.startsWith(only.cacheDomain, start) ? only : undefined;
+}
+
+/** A cache origin recognized by {@link plainCacheOriginOf}. */
+export interface PlainCacheOrigin {
+  /** The cache of the origin. */
+  readonly cache: AmpCache;
+  /** The domain prefix: one label of `a`–`z`, `0`–`9` and inner `-`, at most 63 octets. */
+  readonly prefix: string;
+}
+
+/** Longest host name (RFC 1035), as origin-header.ts caps it: twin of its check, keep in step. */
+const MAX_HOST_LENGTH = 253;
+
+/**
+ * The request path's fast recognizer of the commonest cache origin (SPEC §4.3
+ * checks 1–6 by construction, without parsing): `https://` + one label of
+ * lowercase letters, digits and inner hyphens (at most 63 octets) + `.` + a
+ * cache domain of `index`, with nothing else. Such a header is one
+ * `parseOrigin` accepts as sent (https, default port, a canonical host of
+ * at most 253 octets: the cache domain is canonical, validated) and
+ * `findCacheOfHost` reads as (cache, prefix) — provided the cache domains
+ * are canonical and none lies under another (`index.simple`, what validation
+ * ensures). Anything else, and every list that is not simple, gives `undefined`: the general path then decides, with
+ * its reason codes. No allocation beyond the prefix and the result.
+ */
+export function plainCacheOriginOf(origin: string, index: CacheIndex): PlainCacheOrigin | undefined {
+  if (!index.simple || !origin.startsWith('https://')) return undefined;
+  const dot = origin.indexOf('.', 8);
+  // 8 + at most 63 octets of label; the host (label, dot, cache domain) at most 253.
+  if (dot <= 8 || dot > 8 + 63 || origin.length - 8 > MAX_HOST_LENGTH) return undefined;
+  const cache = cacheEndingAt(origin, dot + 1, index);
+  if (cache === undefined) return undefined;
+  for (let i = 8; i < dot; i++) {
+    const c = origin.charCodeAt(i);
+    const alnum = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    // Inner hyphens only (origin-header.ts's HOST_NAME: no label starts or ends with '-').
+    if (!alnum && (c !== 45 || i === 8 || i === dot - 1)) return undefined;
+  }
+  return { cache, prefix: origin.slice(8, dot) };
 }
 
 /** Why an origin is not a cache origin with a domain prefix. */

@@ -1,9 +1,11 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { createRecentMemo } from './allow-set.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
 import { MAX_PREFIX_LENGTH } from './domain-prefix.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
 import { prefixForms } from './prefix-forms.js';
+import { MAX_ORIGIN_LENGTH } from './origin-header.js';
 import { parsePublisherRules } from './publisher-rules.js';
 import { reverseOrigin } from './reverse-origin.js';
 import { decodeRiceDeltas, encodeRiceDeltas } from './rice-coding.js';
@@ -40,6 +42,8 @@ const FIXED_HEADER = 24;
 const CHECKSUM_LENGTH = 32;
 const ENCODINGS = ['raw', 'rice'] as const;
 const HASH_LENGTHS: readonly number[] = [16, 20, 24, 28, 32];
+/** Verdicts {@link CompactAllowSet.verifyOrigin} remembers per memo generation (two generations: at most twice this many). */
+export const COMPACT_MEMO_GENERATION_SIZE = 8192;
 
 /** How the hashes are stored: back to back, or Rice-delta coded (about 2.5 bytes less per hash at a million). */
 export type AllowSetEncoding = (typeof ENCODINGS)[number];
@@ -290,6 +294,9 @@ export interface CompactAllowSet {
    * set holds no publisher origins. An allowed hashed prefix has no
    * `publisherDomain` (a hash cannot be reversed and the set stores no
    * domains); a readable prefix reports the domain it spells (SPEC §4).
+   * The verdicts of recent origins are remembered (at most twice
+   * {@link COMPACT_MEMO_GENERATION_SIZE}), shared and frozen: a repeated
+   * origin costs one map lookup, no SHA-256.
    */
   verifyOrigin(origin: string | null | undefined): AllowSetVerdict;
   /** The caches the set was compiled for. */
@@ -475,9 +482,16 @@ function makeAllowSet(
     return deny('unknown-publisher', detail, { cache, prefix, publisherDomain: reversed.publisherDomain });
   };
 
+  // Verdicts of recent origins, shared and frozen (a handler cannot alter the next request's): a
+  // repeated origin costs one lookup, no SHA-256. Bounded whatever the requests; longer headers are not kept.
+  const memo = createRecentMemo<AllowSetVerdict>(COMPACT_MEMO_GENERATION_SIZE);
   const verifyOrigin = (origin: string | null | undefined): AllowSetVerdict => {
+    const remembered = typeof origin === 'string' && origin.length <= MAX_ORIGIN_LENGTH;
+    const known = remembered ? memo.get(origin) : undefined;
+    if (known !== undefined) return known;
     try {
-      return judge(origin);
+      const verdict = Object.freeze(judge(origin));
+      return remembered ? memo.set(origin, verdict) : verdict;
     } catch (error) {
       // Defence in depth: judge() is written not to throw; if it ever does, deny.
       return { allowed: false, origin: typeof origin === 'string' ? origin : null, reason: 'malformed', detail: `internal error: ${error instanceof Error ? error.message : 'unknown'}` };

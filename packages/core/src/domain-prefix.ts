@@ -53,7 +53,16 @@ export function basicPrefix(asciiDomain: string): string {
  */
 export function fallbackPrefix(input: string): string {
   // Step 1: SHA-256. Step 2: base32, lowercase. Step 3: drop the 4 padding chars.
-  return base32.encode(sha256(utf8ToBytes(input))).slice(0, HASHED_PREFIX_LENGTH).toLowerCase();
+  return base32.encode(fallbackDigest(input)).slice(0, HASHED_PREFIX_LENGTH).toLowerCase();
+}
+
+/**
+ * SPEC §2 fallback algorithm, step 1 alone: the SHA-256 of `input` (UTF-8)
+ * that {@link fallbackPrefix} writes in base32 — the allow-set keys its
+ * hashed table on its first 64 bits.
+ */
+export function fallbackDigest(input: string): Uint8Array {
+  return sha256(utf8ToBytes(input));
 }
 
 /**
@@ -461,7 +470,7 @@ export function hashedPrefixForms(ascii: string): PrefixFormEntry[] {
   };
   let hashAscii: string | undefined;
   const hashOfAscii = (): string => (hashAscii ??= fallbackPrefix(ascii));
-  // Twin of allPrefixForms: the same candidates in the same order, readable ones left out.
+  // Twin of allPrefixForms: the same candidates in the same order, readable ones left out; and of hashFormsOf (names only).
   const basic = basicPrefix(ascii);
   add(basic.length <= MAX_LABEL_LENGTH ? basic : hashOfAscii(), 'spec');
   if (toolboxForm(ascii, false).hashed) add(hashOfAscii(), 'toolbox');
@@ -471,6 +480,29 @@ export function hashedPrefixForms(ascii: string): PrefixFormEntry[] {
   add(hashOfAscii(), 'hash-ascii');
   if (hashUnicode !== undefined) add(hashUnicode, 'hash-unicode');
   return forms;
+}
+
+/** The form names {@link hashedPrefixForms} gives the SHA-256 hashes of a domain's ASCII and Unicode forms. */
+export interface HashForms {
+  /** The name of the hash of the ASCII form. */
+  readonly ascii: PrefixForm;
+  /** The name of the hash of the Unicode form; `undefined` when it is the ASCII form. */
+  readonly unicode: PrefixForm | undefined;
+}
+
+/**
+ * What {@link hashedPrefixForms} names each hash of `ascii` (the first
+ * algorithm that falls back to it), computed without hashing: the allow-set
+ * finds a hashed prefix by its digest and names it with this. No punycode
+ * or UTS #46 for a domain without `xn` (its forms are plain string work).
+ */
+export function hashFormsOf(ascii: string): HashForms {
+  // Twin of hashedPrefixForms (the same candidates in the same order, names only): keep in step.
+  const unicode = unicodeDomain(ascii);
+  const asciiForm: PrefixForm =
+    basicPrefix(ascii).length > MAX_LABEL_LENGTH ? 'spec' : toolboxForm(ascii, false).hashed ? 'toolbox' : amppackagerForm(ascii, false).hashed ? 'amppackager' : 'hash-ascii';
+  if (unicode === ascii) return { ascii: asciiForm, unicode: undefined };
+  return { ascii: asciiForm, unicode: toolboxForm(unicode, false).hashed ? 'toolbox' : 'hash-unicode' };
 }
 
 /**

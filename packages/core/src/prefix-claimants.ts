@@ -225,6 +225,68 @@ function possibleDomain(reading: string): string | undefined {
 }
 
 /**
+ * The one claimant of a plain readable prefix, found with one scan and no
+ * reading list, or `undefined` when the prefix is not plain (then the
+ * general search of {@link searchClaimants} decides; it also finds no
+ * claimant where this one gives up on a prefix that spells no domain).
+ *
+ * Plain: at most 63 octets of `a`–`z`, `0`–`9` and `-`, neither first nor
+ * last a `-`, no `---` (so each run of hyphens is one `-`, a dot, or two, a
+ * hyphen, and reads one way: SPEC §6.6 step 1), no `xn--` anywhere (nothing
+ * to decode, no A-label made), not wrapped in `0-`…`-0`, and no `--` at
+ * positions 3–4 (which the guide and toolbox would have wrapped). Its one
+ * reading D (SPEC §4 step 5) then has labels of letters, digits and inner
+ * hyphens, no `xn-` and at most 63 octets in all, so D is its own browser
+ * host; D could exist when it has a dot and its last label is letters only
+ * (a numeric one would be an IPv4 address). The guide's forward algorithm
+ * gives D exactly the prefix back (join inverts the fold; no wrap; at most
+ * 63 octets): the claimant is D, form `spec` — the general search's answer
+ * (the property test "plain prefixes: the fast path agrees with the search"
+ * checks it).
+ */
+export function plainPrefixClaimant(prefix: string): PrefixClaimant | undefined {
+  const length = prefix.length;
+  if (length > 63 || length < 3) return undefined;
+  // Positions 3–4 (0-based 2–3) both '-': wrapped by the forward algorithms, or a wrap to undo.
+  if (prefix.charCodeAt(2) === 45 && prefix.charCodeAt(3) === 45) return undefined;
+  if (prefix.charCodeAt(0) === 48 && prefix.charCodeAt(1) === 45 && prefix.charCodeAt(length - 2) === 45 && prefix.charCodeAt(length - 1) === 48) return undefined;
+  // SPEC §4 step 5, read as the scan goes (slices, not characters, are joined).
+  let domain = '';
+  let start = 0;
+  // Where the last label starts in the prefix (-1: no dot read).
+  let lastLabel = -1;
+  for (let i = 0; i < length; i++) {
+    const c = prefix.charCodeAt(i);
+    if (c === 45) {
+      if (i === 0 || i === length - 1) return undefined;
+      if (prefix.charCodeAt(i + 1) === 45) {
+        // `--`: a hyphen; a third one would make a run read several ways.
+        if (prefix.charCodeAt(i + 2) === 45) return undefined;
+        domain += prefix.slice(start, i + 1);
+        start = i + 2;
+        i++;
+      } else {
+        domain += `${prefix.slice(start, i)}.`;
+        start = i + 1;
+        lastLabel = start;
+      }
+    } else if (c === 110 && prefix.charCodeAt(i - 1) === 120 && prefix.charCodeAt(i + 1) === 45 && prefix.charCodeAt(i + 2) === 45) {
+      // `xn--`: an A-label in the reading (or a prefix to decode).
+      return undefined;
+    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+      return undefined;
+    }
+  }
+  if (lastLabel < 0) return undefined;
+  // The last label must be a possible top-level domain: letters only.
+  for (let i = lastLabel; i < length; i++) {
+    const c = prefix.charCodeAt(i);
+    if (c < 97 || c > 122) return undefined;
+  }
+  return { publisherDomain: domain + prefix.slice(start), form: 'spec' };
+}
+
+/**
  * Searches every domain that could exist whose prefix, under an accepted
  * readable algorithm (SPEC §6: the guide's, toolbox-cache-url's of the ASCII
  * or the Unicode form, amppackager's), is exactly `prefix`: each reading
@@ -239,6 +301,14 @@ function possibleDomain(reading: string): string | undefined {
  * label longer than any accepted prefix.
  */
 export function searchClaimants(prefix: string, stop?: (claimant: PrefixClaimant) => boolean): ClaimantSearch {
+  // Fast path: a plain prefix has one claimant, found in one scan.
+  const plain = plainPrefixClaimant(prefix);
+  if (plain !== undefined) return { claimants: [plain], complete: stop?.(plain) !== true };
+  return searchReadings(prefix, stop);
+}
+
+/** {@link searchClaimants} without its plain fast path: every reading examined (also the reference the fast path is tested against). */
+export function searchReadings(prefix: string, stop?: (claimant: PrefixClaimant) => boolean): ClaimantSearch {
   const claimants: PrefixClaimant[] = [];
   if (isHashedPrefix(prefix) || prefix.length > MAX_PREFIX_LENGTH) return { claimants, complete: true };
   // Fast path: nothing to decode or unwrap, and no run of three hyphens: one reading, the guide's.

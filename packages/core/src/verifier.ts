@@ -1,10 +1,11 @@
-import { type AllowEntry, buildOriginTable, type CacheOriginAllowSet } from './allow-set.js';
+import { type AllowEntry, buildOriginTable, type CacheOriginAllowSet, createRecentMemo } from './allow-set.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
 import { isHashedPrefix, type PrefixForm } from './domain-prefix.js';
 import { AmpCorsError } from './errors.js';
 import { type OriginSyntaxReason, parseOrigin } from './origin-header.js';
 import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from './publisher-rules.js';
-import { findCacheOfHost } from './cache-origin.js';
+import { cacheIndexOf, findCacheOfHost, plainCacheOriginOf } from './cache-origin.js';
+import { type PrefixClaimant, plainPrefixClaimant } from './prefix-claimants.js';
 import { reverseOrigin } from './reverse-origin.js';
 
 /** Configuration of {@link createVerifier}. */
@@ -123,6 +124,10 @@ export interface Verifier {
   readonly allowSet: CacheOriginAllowSet;
 }
 
+const SCHEME = 'https://';
+/** Publisher-origin verdicts remembered per memo generation (two generations: at most twice this many). */
+const PUBLISHER_MEMO_GENERATION_SIZE = 4096;
+
 function shown(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 }
@@ -150,9 +155,12 @@ function deny(origin: string | null, reason: DenyReason, detail: string, extra?:
  * Creates a verifier for a publisher's configuration. All validation and all
  * precomputation happens here, so that `verify` is a hash-table lookup for
  * every allowed cache origin of an exact publisher domain. The hashed
- * prefixes (one SHA-256 per domain and form) are computed once, on the first
- * hashed origin asked for (or `allowSet.size` / `entries()`): about 2–5 µs
- * per domain, so building stays as fast as before for large lists.
+ * prefixes are indexed here too (one SHA-256 per domain, two for an IDN,
+ * about 1.5 µs each: a million domains add about 1.5 s to the build), so
+ * that no request — which any client can send — waits for the whole list to
+ * be hashed. A plain readable cache origin that is not in the table (a
+ * wildcard rule's, an unknown publisher's) is judged in one scan of its
+ * prefix, without parsing, punycode, UTS #46 or SHA-256.
  *
  * Decision order of `verify`:
  * 1. no `Origin`: allowed only with `AMP-Same-Origin: true` (SPEC §7);
@@ -180,6 +188,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const rules = parsePublisherRules(config.publishers, caches);
   const explicitOrigins = config.origins === undefined ? undefined : parseOrigins(config.origins);
   const legacy = config.legacyCacheOrigins === true;
+  const cacheIndex = cacheIndexOf(caches);
   // A readable form another domain also has is accepted only if that domain is trusted too (SPEC §6).
   const table = buildOriginTable(
     rules.exact,
@@ -197,21 +206,28 @@ export function createVerifier(config: VerifierConfig): Verifier {
     },
   };
 
-  // The publisher origins known at construction (the configured origins, or
-  // https:// + each exact domain), each with its verdict made once.
-  const publisherVerdicts = new Map<string, AllowedVerdict>();
-  if (explicitOrigins) {
-    for (const origin of explicitOrigins) publisherVerdicts.set(origin, Object.freeze({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin' }));
-  } else {
-    for (const domain of rules.exact) {
-      const origin = `https://${domain}`;
-      publisherVerdicts.set(origin, Object.freeze({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: domain }));
-    }
-  }
+  // The publisher origins known at construction: the configured origins, or
+  // https:// + each exact domain (looked up in the rules themselves, its
+  // verdict made on demand: no table of one object per origin).
   let longestPublisherOrigin = 0;
-  for (const origin of publisherVerdicts.keys()) longestPublisherOrigin = Math.max(longestPublisherOrigin, origin.length);
+  for (const origin of explicitOrigins ?? []) longestPublisherOrigin = Math.max(longestPublisherOrigin, origin.length);
+  if (!explicitOrigins) for (const domain of rules.exact) longestPublisherOrigin = Math.max(longestPublisherOrigin, SCHEME.length + domain.length);
+  const knownPublisherOrigin = (origin: string): boolean => {
+    // (Length first: hashing a hostile 10 kB header for a set lookup would cost more than refusing it.)
+    if (origin.length > longestPublisherOrigin) return false;
+    if (explicitOrigins) return explicitOrigins.has(origin);
+    return origin.startsWith(SCHEME) && rules.exact.has(origin.slice(SCHEME.length));
+  };
+  // Their verdicts, made on demand and shared while remembered (frozen: a handler cannot alter the next request's).
+  const publisherVerdicts = createRecentMemo<AllowedVerdict>(PUBLISHER_MEMO_GENERATION_SIZE);
+  const publisherVerdict = (origin: string): AllowedVerdict =>
+    Object.freeze(
+      explicitOrigins
+        ? { allowed: true, origin, via: 'publisher', reason: 'publisher-origin' }
+        : { allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: origin.slice(SCHEME.length) },
+    );
   const isPublisherOrigin = (origin: string): boolean => {
-    const known = typeof origin === 'string' && origin.length <= longestPublisherOrigin && publisherVerdicts.has(origin);
+    const known = typeof origin === 'string' && knownPublisherOrigin(origin);
     if (explicitOrigins || known) return known;
     const parsed = parseOrigin(origin);
     return parsed.ok && parsed.scheme === 'https' && parsed.port === null && matchesPublisher(parsed.host, rules);
@@ -243,9 +259,13 @@ export function createVerifier(config: VerifierConfig): Verifier {
     // 2. Fast path: the exact bytes of an accepted origin, its verdict made once.
     const known = table.get(origin);
     if (known !== undefined) return withSource(known.verdict, context);
-    // (Length first: hashing a hostile 10 kB header for a map lookup would cost more than refusing it.)
-    const publisher = origin.length <= longestPublisherOrigin ? publisherVerdicts.get(origin) : undefined;
+    const publisher = knownPublisherOrigin(origin) ? (publisherVerdicts.get(origin) ?? publisherVerdicts.set(origin, publisherVerdict(origin))) : undefined;
     if (publisher !== undefined) return withSource(publisher, context);
+    // 4, fast: a plain readable cache origin (one label of letters, digits and inner hyphens) is
+    // canonical by construction and reads as one domain: judged without parsing or a reading list.
+    const plain = plainCacheOriginOf(origin, cacheIndex);
+    const claimant = plain === undefined ? undefined : plainPrefixClaimant(plain.prefix);
+    if (plain !== undefined && claimant !== undefined) return judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimant, context);
     // 3. Judge the header as sent.
     const parsed = parseOrigin(origin);
     if (!parsed.ok) return deny(origin, parsed.reason, parsed.detail);
@@ -257,6 +277,15 @@ export function createVerifier(config: VerifierConfig): Verifier {
       return withSource({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: parsed.host }, context);
     }
     return deny(origin, 'unknown-origin', `${shown(origin)} is neither a publisher origin nor a cache origin`);
+  };
+
+  // Twin of judgeCacheOrigin's readable branch for a prefix whose only claimant is known (plainPrefixClaimant): keep in step.
+  const judgePlainCacheOrigin = (origin: string, cache: AmpCache, prefix: string, claimant: PrefixClaimant, context: VerifyContext | undefined): Verdict => {
+    const publisherDomain = claimant.publisherDomain;
+    if (!matchesPublisher(publisherDomain, rules)) {
+      return { allowed: false, origin, reason: 'unknown-publisher', detail: `${publisherDomain} is not a configured publisher`, cache, prefix, publisherDomain };
+    }
+    return withSource({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: claimant.form }, context);
   };
 
   const judgeCacheOrigin = (origin: string, cache: AmpCache, prefix: string | null, context?: VerifyContext): Verdict => {

@@ -1,4 +1,4 @@
-// The allow-set (readable prefix table, hashed prefixes made on first need,
+// The allow-set (readable prefix table, hashed prefixes indexed by digest,
 // recent-origin memo) must answer exactly like a map from every accepted
 // origin string to its entry, built from the definition: every form of
 // allPrefixForms × caches whose claimants (searchClaimants, complete) are all
@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AllowEntry, allPrefixForms, type AmpCache, buildAllowSet, CACHES, canonicalDomain } from '../src/index.js';
+import { createRecentMemo } from '../src/allow-set.js';
 import { searchClaimants } from '../src/prefix-claimants.js';
 import { asciiLabel, publisherDomain } from './arbitraries.js';
 
@@ -125,5 +126,62 @@ describe('buildAllowSet', () => {
   it('refuses a malformed domain', () => {
     expect(() => buildAllowSet(['exa mple.com'], CACHES)).toThrow(/Invalid domain/);
     expect(() => buildAllowSet(['1.2.3.4'], CACHES)).toThrow(/Invalid domain/);
+  });
+});
+
+// Issue 16: the hashed prefixes are indexed at construction by their SHA-256
+// digest (first 64 bits sorted, all 256 compared), so the first hashed request
+// waits for nothing, and a prefix anyone can write that shares only some
+// bits with a configured domain's hash is never taken for it.
+describe('the hashed index (issue 16)', () => {
+  const domains = ['example.com', 'www.example.com', '⚡😊.com', `${'a'.repeat(60)}.example.com`, 'bücher.de'];
+  const set = buildAllowSet(domains, CACHES);
+  const hashed = [...set.entries()].filter(([, entry]) => !entry.prefix.includes('-'));
+  const digits = 'abcdefghijklmnopqrstuvwxyz234567';
+
+  it('finds every hashed form of every domain, as the reference does', () => {
+    const reference = referenceMap(domains, CACHES);
+    expect(hashed.length).toBeGreaterThan(domains.length * CACHES.length);
+    for (const [origin] of hashed) expect(set.get(origin)).toEqual(reference.get(origin));
+  });
+
+  it('the attacker: one digit changed anywhere (first 64 bits kept, or not), or a padding bit set, is no configured hash', () => {
+    for (const [origin, entry] of hashed.slice(0, 6)) {
+      const suffix = origin.slice(`https://${entry.prefix}`.length);
+      for (let at = 0; at < entry.prefix.length; at++) {
+        const digit = digits.indexOf(entry.prefix[at] as string);
+        // Another digit; at the last position, one differing only in the 4 padding bits as well.
+        for (const other of [digits[(digit + 1) % 32], digits[digit ^ 16], digits[digit ^ 1]] as string[]) {
+          if (other === entry.prefix[at]) continue;
+          const forged = `https://${entry.prefix.slice(0, at)}${other}${entry.prefix.slice(at + 1)}${suffix}`;
+          expect(set.get(forged)).toBeUndefined();
+        }
+      }
+      // Uppercase, a digit outside base32, and one digit more or fewer.
+      for (const forged of [entry.prefix.toUpperCase(), `${entry.prefix.slice(0, -1)}1`, `${entry.prefix}a`, entry.prefix.slice(0, -1)]) {
+        expect(set.get(`https://${forged}${suffix}`)).toBeUndefined();
+      }
+    }
+  });
+
+  it('a domain listed twice, or two domains: the first listed wins, as for readable prefixes', () => {
+    const twice = buildAllowSet(['b.example.com', 'a.example.com', 'b.example.com'], CACHES);
+    for (const [origin, entry] of twice.entries()) expect(twice.get(origin)).toEqual(entry);
+    expect(referenceMap(['b.example.com', 'a.example.com', 'b.example.com'], CACHES)).toEqual(new Map(twice.entries()));
+  });
+});
+
+describe('createRecentMemo', () => {
+  it('never holds more than two generations, keeps what is asked for again, and forgets the rest', () => {
+    const memo = createRecentMemo<number>(100);
+    memo.set('kept', 1);
+    for (let i = 0; i < 1000; i++) {
+      memo.set(`k${i}`, i);
+      expect(memo.size).toBeLessThanOrEqual(200);
+      // Asked for once a generation: promoted each time, never dropped.
+      if (i % 50 === 0) expect(memo.get('kept')).toBe(1);
+    }
+    expect(memo.get('k0')).toBeUndefined();
+    expect(memo.get('k999')).toBe(999);
   });
 });

@@ -1,10 +1,11 @@
-// Issue #7: no SHA-256 and no punycode on the allowed path. Both modules are
+// Issue #7: no SHA-256 and no punycode on the allowed path; issue 16: nor on the
+// readable ASCII path of a wildcard rule or an unknown publisher. Both modules are
 // wrapped in spies; after the verifier is built, verifying allowed cache
 // origins (readable, hashed, IDN) must not call either.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CACHES, createVerifier, domainPrefix, fallbackPrefix } from '../src/index.js';
 
-const calls = vi.hoisted(() => ({ sha256: 0, punycode: 0 }));
+const calls = vi.hoisted(() => ({ sha256: 0, punycode: 0, tr46: 0 }));
 
 vi.mock('@noble/hashes/sha2.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('@noble/hashes/sha2.js')>();
@@ -24,9 +25,21 @@ vi.mock('punycode/punycode.es6.js', async (importOriginal) => {
   return { ...original, toASCII: counted(original.toASCII as never), toUnicode: counted(original.toUnicode as never) };
 });
 
+vi.mock('tr46', async (importOriginal) => {
+  const original = await importOriginal<typeof import('tr46')>();
+  const counted =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      calls.tr46++;
+      return fn(...args);
+    };
+  return { ...original, toASCII: counted(original.toASCII), toUnicode: counted(original.toUnicode) };
+});
+
 afterEach(() => {
   calls.sha256 = 0;
   calls.punycode = 0;
+  calls.tr46 = 0;
 });
 
 describe('the allowed path', () => {
@@ -35,20 +48,40 @@ describe('the allowed path', () => {
   it('the spies see the algorithms (so silence below means something)', () => {
     fallbackPrefix('example.com');
     domainPrefix('xn--57hw060o.com');
+    domainPrefix('Bücher.de');
     expect(calls.sha256).toBeGreaterThan(0);
     expect(calls.punycode).toBeGreaterThan(0);
+    expect(calls.tr46).toBeGreaterThan(0);
   });
 
-  it('verify of allowed cache origins, readable and hashed, calls neither SHA-256 nor punycode', () => {
+  it('verify of allowed cache origins, readable and hashed, calls neither SHA-256, punycode nor UTS #46', () => {
     const verifier = createVerifier({ publishers: domains });
     const origins = [...verifier.allowSet.entries()].map(([origin]) => origin);
     expect(origins.some((o) => o.startsWith(`https://${fallbackPrefix(domains[1] as string)}.`))).toBe(true);
     calls.sha256 = 0;
     calls.punycode = 0;
+    calls.tr46 = 0;
     for (let pass = 0; pass < 2; pass++) {
       for (const origin of origins) expect(verifier.verify(origin)).toMatchObject({ allowed: true, via: 'cache' });
     }
-    expect(calls).toEqual({ sha256: 0, punycode: 0 });
+    expect(calls).toEqual({ sha256: 0, punycode: 0, tr46: 0 });
+  });
+
+  it('issue 16: a wildcard rule\'s readable ASCII cache origin, and an unknown publisher\'s, call neither SHA-256, punycode nor UTS #46', () => {
+    const verifier = createVerifier({ publishers: [...domains, '*.example.net'] });
+    calls.sha256 = 0;
+    calls.punycode = 0;
+    calls.tr46 = 0;
+    for (const cache of CACHES) {
+      // Allowed under the wildcard: the attacker's side is below, where every other reading is denied.
+      expect(verifier.verify(`https://shop-example-net.${cache.cacheDomain}`)).toMatchObject({ allowed: true, reason: 'cache-origin-wildcard', publisherDomain: 'shop.example.net' });
+      expect(verifier.verify(`https://a--b-shop-example-net.${cache.cacheDomain}`)).toMatchObject({ allowed: true, publisherDomain: 'a-b.shop.example.net' });
+      // Denied: another publisher, a lookalike of the wildcard's base, and the base spelled with a hyphen.
+      expect(verifier.verify(`https://www-other-com.${cache.cacheDomain}`)).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'www.other.com' });
+      expect(verifier.verify(`https://shop-example-net-evil-com.${cache.cacheDomain}`)).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'shop.example.net.evil.com' });
+      expect(verifier.verify(`https://shop-example--net-com.${cache.cacheDomain}`)).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'shop.example-net.com' });
+    }
+    expect(calls).toEqual({ sha256: 0, punycode: 0, tr46: 0 });
   });
 
   it('a denied IDN cache origin does reach the algorithms (reverse path), as expected', () => {

@@ -14,6 +14,7 @@ import {
   loadAllowSet,
   prefixForms,
 } from '../src/index.js';
+import { COMPACT_MEMO_GENERATION_SIZE } from '../src/compact-allow-set.js';
 import { publisherDomain } from './arbitraries.js';
 
 const errorOf = (fn: () => unknown): { code: string; message: string } | undefined => {
@@ -278,5 +279,39 @@ describe('long toolbox prefixes', () => {
     expect(createVerifier({ publishers: [domain] }).verify(origin).allowed).toBe(true);
     expect(loadAllowSet(compileAllowSet([domain])).verifyOrigin(origin).allowed).toBe(true);
     expect(loadAllowSet(compileAllowSet(['a.com'])).verifyOrigin(origin).allowed).toBe(false);
+  });
+});
+
+// Issue 16: a repeated origin is answered from a bounded memo in front of the SHA-256.
+describe('the recent-verdict memo (issue 16)', () => {
+  it('a repeated origin gets the same frozen verdict; the memo forgets after two generations of other origins', () => {
+    const set = loadAllowSet(compileAllowSet(['example.com']));
+    const origin = 'https://example-com.cdn.ampproject.org';
+    const first = set.verifyOrigin(origin);
+    expect(first).toMatchObject({ allowed: true, publisherDomain: 'example.com' });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(set.verifyOrigin(origin)).toBe(first);
+    // Denied origins are remembered too, with the same answer as the first time.
+    const denied = set.verifyOrigin('https://other-com.cdn.ampproject.org');
+    expect(set.verifyOrigin('https://other-com.cdn.ampproject.org')).toBe(denied);
+    expect(denied).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+    // Bounded: after twice a generation of distinct origins (cheap ones: not on a cache), the first is forgotten.
+    for (let i = 0; i < 2 * COMPACT_MEMO_GENERATION_SIZE + 1; i++) set.verifyOrigin(`https://h${i}.example`);
+    const again = set.verifyOrigin(origin);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+  });
+
+  it('the attacker: a remembered allowed verdict cannot be altered for the next request, and a hostile long header is judged, not kept', () => {
+    const set = loadAllowSet(compileAllowSet(['example.com']));
+    const origin = 'https://example-com.cdn.ampproject.org';
+    const first = set.verifyOrigin(origin);
+    expect(() => {
+      (first as { allowed: boolean }).allowed = false;
+    }).toThrow(TypeError);
+    expect(set.verifyOrigin(origin).allowed).toBe(true);
+    const long = `https://${'a'.repeat(400)}.cdn.ampproject.org`;
+    expect(set.verifyOrigin(long)).toMatchObject({ allowed: false, reason: 'too-long' });
+    expect(set.verifyOrigin(long)).not.toBe(set.verifyOrigin(long));
   });
 });

@@ -13,6 +13,7 @@ import {
   canonicalDomain,
   createVerifier,
   domainPrefix,
+  fallbackPrefix,
   hashedPrefixForms,
   prefixClaimants,
   prefixForms,
@@ -23,7 +24,8 @@ import {
   toolboxPrefix,
   unicodeDomain,
 } from '../src/index.js';
-import { searchClaimants } from '../src/prefix-claimants.js';
+import { hashFormsOf } from '../src/domain-prefix.js';
+import { plainPrefixClaimant, searchClaimants, searchReadings } from '../src/prefix-claimants.js';
 import { publisherDomain } from './arbitraries.js';
 
 describe('round trip (SPEC §4)', () => {
@@ -212,6 +214,43 @@ describe('each rule once: the twins agree', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('hashFormsOf names each hash as hashedPrefixForms does (the allow-set names a digest hit with it)', () => {
+    fc.assert(
+      fc.property(fc.oneof(plain, publisherDomain), (domain) => {
+        const forms = hashFormsOf(domain);
+        const unicode = unicodeDomain(domain);
+        const named = new Map(hashedPrefixForms(domain).map((entry) => [entry.prefix, entry.form]));
+        expect(named.get(fallbackPrefix(domain))).toBe(forms.ascii);
+        expect(forms.unicode).toBe(unicode === domain ? undefined : named.get(fallbackPrefix(unicode)));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('plain prefixes: the fast path agrees with the search', () => {
+    // Prefixes near the fast path's every boundary: runs of 1–4 hyphens, edge hyphens, `xn`, the 0-…-0 wrap,
+    // hyphens at 3–4, digits in the last label, 62–64 octets; and the prefixes of real domains.
+    const piece = fc.constantFrom('a', 'b', 'ab', 'com', 'org', 'de', '0', '9', 'x', 'xn', 'n', '-', '--', '---', '----', 'www', 'a'.repeat(30));
+    const prefix = fc.oneof(
+      fc.array(piece, { minLength: 1, maxLength: 8 }).map((pieces) => pieces.join('')),
+      publisherDomain.map((domain) => readablePrefixForms(domain)[0]?.prefix ?? 'a-b'),
+    );
+    let plain = 0;
+    fc.assert(
+      fc.property(prefix, (p) => {
+        const fast = plainPrefixClaimant(p);
+        const general = searchReadings(p);
+        if (fast === undefined) return;
+        plain++;
+        expect(general).toEqual({ claimants: [fast], complete: true });
+        // And searchClaimants, which takes the fast path, stops where the general search stops.
+        expect(searchClaimants(p, () => true)).toEqual(searchReadings(p, () => true));
+      }),
+      { numRuns: 4000 },
+    );
+    expect(plain).toBeGreaterThan(400);
   });
 
   it('readable forms are the dashed forms of allPrefixForms, with the forms the algorithms give', () => {
