@@ -228,11 +228,11 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       const decided = policy.decide(facts, sourceFor(c, facts.origin), opts);
       const decision = decided instanceof Promise ? await decided : decided;
       plan = decision.plan;
-      // All or nothing, before any side effect: a value the runtime refuses fails the request here.
-      setAll(plan.headers, new Headers());
       c.set('ampCors', decision.verdict);
       if (plan.email !== undefined) c.set('ampCorsEmail', plan.email);
       if (plan.handled) return end(c, plan.status, plan.body, plan);
+      // All or nothing, before any side effect: a value the runtime refuses fails the request here, before the handler runs.
+      if (plan.headers.length > 0) setAll(plan.headers, new Headers());
     } catch {
       try {
         return end(c, 500, 'Internal Server Error\n', FAILED);
