@@ -20,17 +20,17 @@ import {
   type Verdict,
   type VerdictSource,
 } from '@ampcors/core';
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
 import fp from 'fastify-plugin';
 
 export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type OriginOption, type Verdict, type VerdictSource } from '@ampcors/core';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The ampcors verdict of this request (set by the `ampCors` plugin; `null` outside its scope). */
-    ampCors: Verdict | null;
+    /** The ampcors verdict of this request (set by the `ampCors` plugin; `undefined` outside its scope). */
+    ampCors?: Verdict;
     /** The AMP for Email sender of this request, when `email` is configured and the request is one. */
-    ampCorsEmail: EmailSender | null;
+    ampCorsEmail?: EmailSender;
   }
 }
 
@@ -60,7 +60,7 @@ export interface FastifyAmpCorsOptions extends AmpCorsConfig {
   /** Only `'onRequest'` (the default): a denied request never reaches a later hook or the route. */
   readonly hook?: 'onRequest';
   /** The log level of the `OPTIONS *` route. */
-  readonly logLevel?: string;
+  readonly logLevel?: LogLevel;
 }
 
 /** How an adapter's options are checked and mapped (core's `AdapterOptionsSpec`). */
@@ -146,7 +146,8 @@ function factsOf(request: FastifyRequest, preflight: boolean): CorsRequest {
   };
 }
 
-const plugin: FastifyPluginCallback<FastifyAmpCorsOptions> = (fastify, options, next) => {
+/** Validates the options and installs the hook, the decorators and the `OPTIONS *` route. */
+function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void {
   const given: Record<string, unknown> = { ...options };
   for (const key of REGISTER_KEYS) delete given[key];
   const compiled: { matcher?: OriginMatcher } = {};
@@ -159,8 +160,9 @@ const plugin: FastifyPluginCallback<FastifyAmpCorsOptions> = (fastify, options, 
       ? policy.guardOriginFunction((asked) => askFunction(origin, fastify, asked))()
       : matcher === undefined ? null : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
   const preflights = new WeakSet<FastifyRequest>();
-  if (!fastify.hasRequestDecorator('ampCors')) fastify.decorateRequest('ampCors', null);
-  if (!fastify.hasRequestDecorator('ampCorsEmail')) fastify.decorateRequest('ampCorsEmail', null);
+  // Declared up front (Fastify keeps the request's shape stable); `undefined` until the hook runs.
+  if (!fastify.hasRequestDecorator('ampCors')) fastify.decorateRequest('ampCors', undefined);
+  if (!fastify.hasRequestDecorator('ampCorsEmail')) fastify.decorateRequest('ampCorsEmail', undefined);
 
   /** Applies a decision; true when the response was ended here. */
   const apply = ({ verdict, plan }: CorsDecision, request: FastifyRequest, reply: FastifyReply): boolean => {
@@ -194,6 +196,7 @@ const plugin: FastifyPluginCallback<FastifyAmpCorsOptions> = (fastify, options, 
     let decided: CorsDecision | Promise<CorsDecision>;
     try {
       if (preflight && strictPreflight && request.method === 'OPTIONS' && (!request.headers.origin || !request.headers['access-control-request-method'])) {
+        if (policy.mode !== 'any-origin') reply.header('Vary', appendVary(reply.getHeader('vary'), ['Origin']));
         void reply.code(400).type('text/plain').send('Invalid Preflight Request');
         return;
       }
@@ -209,6 +212,15 @@ const plugin: FastifyPluginCallback<FastifyAmpCorsOptions> = (fastify, options, 
     if (preflights.has(request)) void reply.send();
     else void reply.callNotFound();
   });
+}
+
+/** The plugin: a configuration error goes to Fastify (`register`/`ready` rejects), never thrown out of the loader. */
+const plugin: FastifyPluginCallback<FastifyAmpCorsOptions> = (fastify, options, next) => {
+  try {
+    install(fastify, options);
+  } catch (error) {
+    return next(error instanceof Error ? error : new Error(String(error)));
+  }
   next();
 };
 
