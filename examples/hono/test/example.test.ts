@@ -1,6 +1,6 @@
 /**
  * examples/hono started as a real process by each of its start scripts —
- * Node (@hono/node-server), Bun and Deno — then the one shared scenario table
+ * Node (@hono/node-server), Bun, Deno and workerd (miniflare) — then the one shared scenario table
  * of every example publisher API over HTTP on 127.0.0.1, the runtime proven by
  * `GET /health`, and a clean stop on SIGTERM.
  */
@@ -68,6 +68,7 @@ const TARGETS = [
   { script: 'start', title: 'Node (@hono/node-server)', runtime: /^node v\d+/ },
   { script: 'start:bun', title: 'Bun', runtime: /^bun \d+\.\d+/ },
   { script: 'start:deno', title: 'Deno', runtime: /^deno \d+\.\d+/ },
+  { script: 'start:workerd', title: 'workerd (miniflare)', runtime: /^Cloudflare-Workers$/ },
 ] as const;
 
 const started = new Map<string, Promise<Running>>();
