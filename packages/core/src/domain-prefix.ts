@@ -62,7 +62,13 @@ export function fallbackPrefix(input: string): string {
  * hashed table on its first 64 bits.
  */
 export function fallbackDigest(input: string): Uint8Array {
-  return sha256(utf8ToBytes(input));
+  // An ASCII string's UTF-8 bytes are its code units (copied directly: TextEncoder costs more for short names).
+  let ascii = true;
+  for (let i = 0; i < input.length && ascii; i++) ascii = input.charCodeAt(i) < 0x80;
+  if (!ascii) return sha256(utf8ToBytes(input));
+  const bytes = new Uint8Array(input.length);
+  for (let i = 0; i < input.length; i++) bytes[i] = input.charCodeAt(i);
+  return sha256(bytes);
 }
 
 /**

@@ -2,7 +2,7 @@ import { type AllowEntry, buildOriginTable, type CacheOriginAllowSet, createRece
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
 import { isHashedPrefix, type PrefixForm } from './domain-prefix.js';
 import { AmpCorsError } from './errors.js';
-import { type OriginSyntaxReason, parseOrigin } from './origin-header.js';
+import { MAX_ORIGIN_LENGTH, type OriginSyntaxReason, parseOrigin } from './origin-header.js';
 import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from './publisher-rules.js';
 import { cacheIndexOf, findCacheOfHost, plainCacheOriginOf } from './cache-origin.js';
 import { type PrefixClaimant, plainPrefixClaimant } from './prefix-claimants.js';
@@ -127,6 +127,8 @@ export interface Verifier {
 const SCHEME = 'https://';
 /** Publisher-origin verdicts remembered per memo generation (two generations: at most twice this many). */
 const PUBLISHER_MEMO_GENERATION_SIZE = 4096;
+/** Verdicts of plain cache origins outside the allow-set remembered per memo generation (at most twice this many). */
+const PLAIN_MEMO_GENERATION_SIZE = 4096;
 
 function shown(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
@@ -262,10 +264,16 @@ export function createVerifier(config: VerifierConfig): Verifier {
     const publisher = knownPublisherOrigin(origin) ? (publisherVerdicts.get(origin) ?? publisherVerdicts.set(origin, publisherVerdict(origin))) : undefined;
     if (publisher !== undefined) return withSource(publisher, context);
     // 4, fast: a plain readable cache origin (one label of letters, digits and inner hyphens) is
-    // canonical by construction and reads as one domain: judged without parsing or a reading list.
+    // canonical by construction and reads as one domain: judged without parsing or a reading list,
+    // its verdict remembered (the length cap first: a hostile long header is not hashed for it).
+    const remembered = origin.length <= MAX_ORIGIN_LENGTH ? plainVerdicts.get(origin) : undefined;
+    if (remembered !== undefined) return remembered.allowed ? withSource(remembered, context) : remembered;
     const plain = plainCacheOriginOf(origin, cacheIndex);
     const claimant = plain === undefined ? undefined : plainPrefixClaimant(plain.prefix);
-    if (plain !== undefined && claimant !== undefined) return judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimant, context);
+    if (plain !== undefined && claimant !== undefined) {
+      const verdict = plainVerdicts.set(origin, judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimant));
+      return verdict.allowed ? withSource(verdict, context) : verdict;
+    }
     // 3. Judge the header as sent.
     const parsed = parseOrigin(origin);
     if (!parsed.ok) return deny(origin, parsed.reason, parsed.detail);
@@ -279,13 +287,15 @@ export function createVerifier(config: VerifierConfig): Verifier {
     return deny(origin, 'unknown-origin', `${shown(origin)} is neither a publisher origin nor a cache origin`);
   };
 
+  // The verdicts of recent plain cache origins (a wildcard rule's, an unknown publisher's), shared and frozen.
+  const plainVerdicts = createRecentMemo<Verdict>(PLAIN_MEMO_GENERATION_SIZE);
   // Twin of judgeCacheOrigin's readable branch for a prefix whose only claimant is known (plainPrefixClaimant): keep in step.
-  const judgePlainCacheOrigin = (origin: string, cache: AmpCache, prefix: string, claimant: PrefixClaimant, context: VerifyContext | undefined): Verdict => {
+  const judgePlainCacheOrigin = (origin: string, cache: AmpCache, prefix: string, claimant: PrefixClaimant): Verdict => {
     const publisherDomain = claimant.publisherDomain;
     if (!matchesPublisher(publisherDomain, rules)) {
-      return { allowed: false, origin, reason: 'unknown-publisher', detail: `${publisherDomain} is not a configured publisher`, cache, prefix, publisherDomain };
+      return Object.freeze({ allowed: false, origin, reason: 'unknown-publisher', detail: `${publisherDomain} is not a configured publisher`, cache, prefix, publisherDomain });
     }
-    return withSource({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: claimant.form }, context);
+    return Object.freeze({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: claimant.form });
   };
 
   const judgeCacheOrigin = (origin: string, cache: AmpCache, prefix: string | null, context?: VerifyContext): Verdict => {

@@ -187,6 +187,36 @@ describe('shared verdicts', () => {
   });
 });
 
+// Issue 16: a plain readable cache origin outside the allow-set (a wildcard
+// rule's, an unknown publisher's) is judged in one scan and its verdict
+// remembered in a bounded memo, shared and frozen like the allow-set's.
+describe('remembered verdicts of plain cache origins (issue 16)', () => {
+  it('the same frozen verdict each time, a copy with __amp_source_origin, and forgotten after two generations', () => {
+    const verifier = createVerifier({ publishers: ['example.com', '*.example.org'] });
+    const wildcard = 'https://shop-example-org.cdn.ampproject.org';
+    const first = verifier.verify(wildcard);
+    expect(first).toMatchObject({ allowed: true, reason: 'cache-origin-wildcard', publisherDomain: 'shop.example.org', prefixForm: 'spec' });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(verifier.verify(wildcard)).toBe(first);
+    const sourced = verifier.verify(wildcard, { sourceOrigin: 'https://example.com' });
+    expect(sourced).toMatchObject({ allowed: true, sourceOrigin: 'https://example.com' });
+    expect(verifier.verify(wildcard)).not.toHaveProperty('sourceOrigin');
+    // The attacker's side: a remembered denial stays a denial, whatever the handler does with it, and a bad source still denies.
+    const denied = verifier.verify('https://shop-example-org-evil-com.cdn.ampproject.org');
+    expect(denied).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'shop.example.org.evil.com' });
+    expect(() => {
+      (denied as { allowed: boolean }).allowed = true;
+    }).toThrow(TypeError);
+    expect(verifier.verify('https://shop-example-org-evil-com.cdn.ampproject.org').allowed).toBe(false);
+    expect(verifier.verify(wildcard, { sourceOrigin: 'https://evil.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
+    // Bounded: 2 × 4,096 other plain origins push it out; judged again, the same answer.
+    for (let i = 0; i < 2 * 4096 + 1; i++) verifier.verify(`https://w${i}-other-com.cdn.ampproject.org`);
+    const again = verifier.verify(wildcard);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+  });
+});
+
 // Issue 14 item 6: a hostile caches.json of thousands of entries must not
 // make each request slower (caches are found in a map by cache domain, by
 // walking the host's dots) nor the build quadratic. Ratios measured in one
