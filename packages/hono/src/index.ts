@@ -95,7 +95,8 @@ function honoSpec(compiled: Compiled): AdapterOptionsSpec {
       const staticMethods = typeof allowMethods === 'function' ? undefined : allowMethods;
       const credentials = rest.credentials ?? mode === 'amp';
       if (typeof origin === 'string' || Array.isArray(origin)) {
-        if (Array.isArray(origin) && origin.some((item) => typeof item !== 'string')) problems.add('invalid-option', 'origin must list exact origin strings, as in hono/cors');
+        if (Array.isArray(origin) && origin.length === 0) problems.add('invalid-option', 'origin is empty, which would deny every cross-origin request without a word. To allow none on purpose, pass origin: () => null');
+        else if (Array.isArray(origin) && origin.some((item) => typeof item !== 'string')) problems.add('invalid-option', 'origin must list exact origin strings, as in hono/cors');
         else compiled.matcher = problems.attempt(() => compileOriginOption(origin as string | string[], { credentials: credentials === true }));
       } else if (origin !== undefined && typeof origin !== 'function') {
         problems.add('invalid-option', "origin must be an exact origin string, '*', an array of origins or a function (origin, c) => string, as in hono/cors");

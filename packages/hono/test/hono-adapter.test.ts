@@ -319,6 +319,9 @@ describe("hono/cors's unsafe cases are refused (attacker's side)", () => {
     expect(refused(() => ampCors({ origin: 'https://a.example/' }))).toMatch(/canonical origin/);
     expect(refused(() => ampCors({ origin: [/a\.example$/ as unknown as string] }))).toMatch(/exact origin strings/);
     expect(refused(() => ampCors({ origin: 42 as unknown as string }))).toMatch(/origin must be/);
+    expect(refused(() => ampCors({ origin: [] }))).toMatch(/origin is empty/);
+    // On purpose, it is said so: nothing is allowed, the handler still runs (hono/cors's default onDenied).
+    expect(() => ampCors({ origin: () => null })).not.toThrow();
   });
 
   it('a function answering another origin never makes the response readable by the asking origin', async () => {
