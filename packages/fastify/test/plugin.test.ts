@@ -118,6 +118,18 @@ describe.each([
     expect(denied.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('preflightContinue: an allowed preflight of a POST-only route reaches the OPTIONS * route (200, headers kept); a denied one gets no header', async () => {
+    const probe = fresh();
+    const app = await build(create, { publishers: ['example.com'], preflightContinue: true, onDenied: 'omit' }, probe);
+    const ok = await app.inject({ method: 'OPTIONS', url: '/api/subscribe', headers: { origin: CACHE, 'access-control-request-method': 'POST' } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe(CACHE);
+    const denied = await app.inject({ method: 'OPTIONS', url: '/api/subscribe', headers: { origin: EVIL, 'access-control-request-method': 'POST' } });
+    expect(denied.headers['access-control-allow-origin']).toBeUndefined();
+    expect(denied.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(probe.runs).toBe(0);
+  });
+
   it('respects encapsulation: a sibling context is untouched (no headers, no verdict, no 403)', async () => {
     const probe = fresh();
     const app = await build(create, { publishers: ['example.com'] }, probe);
