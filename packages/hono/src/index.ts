@@ -114,6 +114,7 @@ function honoSpec(compiled: Compiled): AdapterOptionsSpec {
   };
 }
 
+/** The request facts core judges, read from the Fetch `Request` under `c`. */
 function factsOf(c: Context): CorsRequest {
   const req = c.req.raw;
   const headers = req.headers;
@@ -155,6 +156,7 @@ function setAll(headers: CorsPlan['headers'], into: Headers): void {
   }
 }
 
+/** Extends `Vary` and sets the plan's headers on `into`; on immutable headers the first `set` throws, so nothing is half-applied. */
 function setPlan(plan: Pick<CorsPlan, 'headers' | 'vary'>, into: Headers): void {
   if (plan.vary.length > 0) into.set('Vary', appendVary(into.get('Vary'), plan.vary));
   setAll(plan.headers, into);
