@@ -192,18 +192,22 @@ function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void
     if (!handled) done();
   };
 
+  // In onRequest, so that a denied request (and a preflight) never reaches a later hook or the route.
   fastify.addHook('onRequest', (request, reply, done) => {
     let decided: CorsDecision | Promise<CorsDecision>;
     try {
+      // 1. `@fastify/cors`'s strict preflight: an OPTIONS that is no CORS preflight is a 400.
       if (preflight && strictPreflight && request.method === 'OPTIONS' && (!request.headers.origin || !request.headers['access-control-request-method'])) {
         if (policy.mode !== 'any-origin') reply.header('Vary', appendVary(reply.getHeader('vary'), ['Origin']));
         void reply.code(400).type('text/plain').send('Invalid Preflight Request');
         return;
       }
+      // 2. Core decides, from the request's facts.
       decided = policy.decide(factsOf(request, preflight), source);
     } catch (error) {
       return fail(error, reply, done);
     }
+    // 3. Its plan is applied: headers, verdict, and the answer when core ends the request here.
     if (decided instanceof Promise) decided.then((settled) => settle(settled, request, reply, done), (error: unknown) => fail(error, reply, done));
     else settle(decided, request, reply, done);
   });
