@@ -127,8 +127,8 @@ export interface Verifier {
 const SCHEME = 'https://';
 /** Publisher-origin verdicts remembered per memo generation (two generations: at most twice this many). */
 const PUBLISHER_MEMO_GENERATION_SIZE = 4096;
-/** Verdicts of plain cache origins outside the allow-set remembered per memo generation (at most twice this many). */
-const PLAIN_MEMO_GENERATION_SIZE = 4096;
+/** Verdicts of cache origins outside the allow-set remembered per memo generation (at most twice this many). */
+const CACHE_MEMO_GENERATION_SIZE = 4096;
 
 function shown(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
@@ -263,15 +263,16 @@ export function createVerifier(config: VerifierConfig): Verifier {
     if (known !== undefined) return withSource(known.verdict, context);
     const publisher = knownPublisherOrigin(origin) ? (publisherVerdicts.get(origin) ?? publisherVerdicts.set(origin, publisherVerdict(origin))) : undefined;
     if (publisher !== undefined) return withSource(publisher, context);
-    // 4, fast: a plain readable cache origin (one label of letters, digits and inner hyphens) is
-    // canonical by construction and reads as one domain: judged without parsing or a reading list,
-    // its verdict remembered (the length cap first: a hostile long header is not hashed for it).
-    const remembered = origin.length <= MAX_ORIGIN_LENGTH ? plainVerdicts.get(origin) : undefined;
+    // 4, remembered: the verdict of a recent cache origin outside the table (the length cap first:
+    // a hostile long header is not hashed for it).
+    const remembered = origin.length <= MAX_ORIGIN_LENGTH ? cacheVerdicts.get(origin) : undefined;
     if (remembered !== undefined) return remembered.allowed ? withSource(remembered, context) : remembered;
+    // 4, fast: a plain readable cache origin (one label of letters, digits and inner hyphens) is
+    // canonical by construction and reads as one domain: judged without parsing or a reading list.
     const plain = plainCacheOriginOf(origin, cacheIndex);
     const claimant = plain === undefined ? undefined : plainPrefixClaimant(plain.prefix);
     if (plain !== undefined && claimant !== undefined) {
-      const verdict = plainVerdicts.set(origin, judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimant));
+      const verdict = cacheVerdicts.set(origin, judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimant));
       return verdict.allowed ? withSource(verdict, context) : verdict;
     }
     // 3. Judge the header as sent.
@@ -279,7 +280,10 @@ export function createVerifier(config: VerifierConfig): Verifier {
     if (!parsed.ok) return deny(origin, parsed.reason, parsed.detail);
     // 4. Cache origins.
     const onCache = findCacheOfHost(parsed.host, caches);
-    if (onCache) return judgeCacheOrigin(origin, onCache.cache, onCache.prefix, context);
+    if (onCache) {
+      const verdict = cacheVerdicts.set(origin, Object.freeze(judgeCacheOrigin(origin, onCache.cache, onCache.prefix)));
+      return verdict.allowed ? withSource(verdict, context) : verdict;
+    }
     // 5. The publisher's own origins by the default rule.
     if (!explicitOrigins && parsed.scheme === 'https' && parsed.port === null && matchesPublisher(parsed.host, rules)) {
       return withSource({ allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: parsed.host }, context);
@@ -287,8 +291,8 @@ export function createVerifier(config: VerifierConfig): Verifier {
     return deny(origin, 'unknown-origin', `${shown(origin)} is neither a publisher origin nor a cache origin`);
   };
 
-  // The verdicts of recent plain cache origins (a wildcard rule's, an unknown publisher's), shared and frozen.
-  const plainVerdicts = createRecentMemo<Verdict>(PLAIN_MEMO_GENERATION_SIZE);
+  // The verdicts of recent cache origins outside the table (a wildcard rule's, an unknown publisher's, …), shared and frozen.
+  const cacheVerdicts = createRecentMemo<Verdict>(CACHE_MEMO_GENERATION_SIZE);
   // Twin of judgeCacheOrigin's readable branch for a prefix whose only claimant is known (plainPrefixClaimant): keep in step.
   const judgePlainCacheOrigin = (origin: string, cache: AmpCache, prefix: string, claimant: PrefixClaimant): Verdict => {
     const publisherDomain = claimant.publisherDomain;
@@ -298,10 +302,11 @@ export function createVerifier(config: VerifierConfig): Verifier {
     return Object.freeze({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: claimant.form });
   };
 
-  const judgeCacheOrigin = (origin: string, cache: AmpCache, prefix: string | null, context?: VerifyContext): Verdict => {
+  // The verdict of a cache origin outside the table, without __amp_source_origin (judge applies it).
+  const judgeCacheOrigin = (origin: string, cache: AmpCache, prefix: string | null): Verdict => {
     if (prefix === null) {
       if (legacy && origin === `https://${cache.cacheDomain}`) {
-        return withSource({ allowed: true, origin, via: 'cache', reason: 'legacy-cache-origin', cache }, context);
+        return { allowed: true, origin, via: 'cache', reason: 'legacy-cache-origin', cache };
       }
       return deny(origin, 'legacy-cache-origin', `the bare ${cache.name} origin does not identify a publisher (enable legacyCacheOrigins to allow it)`, { cache });
     }
@@ -326,19 +331,16 @@ export function createVerifier(config: VerifierConfig): Verifier {
     }
     if (outside === undefined) {
       const claimant = reversed.claimants.find((c) => wildcardBaseOf(c.publisherDomain, rules) !== undefined) ?? reversed.claimants[0];
-      return withSource(
-        {
-          allowed: true,
-          origin,
-          via: 'cache',
-          reason: 'cache-origin-wildcard',
-          publisherDomain: claimant?.publisherDomain ?? reversed.publisherDomain,
-          cache,
-          prefix,
-          prefixForm: claimant?.form ?? reversed.form,
-        },
-        context,
-      );
+      return {
+        allowed: true,
+        origin,
+        via: 'cache',
+        reason: 'cache-origin-wildcard',
+        publisherDomain: claimant?.publisherDomain ?? reversed.publisherDomain,
+        cache,
+        prefix,
+        prefixForm: claimant?.form ?? reversed.form,
+      };
     }
     const shared = outside.publisherDomain !== reversed.publisherDomain || reversed.claimants.length > 1;
     const detail = shared

@@ -188,9 +188,10 @@ describe('shared verdicts', () => {
 });
 
 // Issue 16: a plain readable cache origin outside the allow-set (a wildcard
-// rule's, an unknown publisher's) is judged in one scan and its verdict
-// remembered in a bounded memo, shared and frozen like the allow-set's.
-describe('remembered verdicts of plain cache origins (issue 16)', () => {
+// rule's, an unknown publisher's) is judged in one scan; the verdict of every
+// cache origin outside the table is remembered in a bounded memo, shared and
+// frozen like the allow-set's.
+describe('remembered verdicts of cache origins outside the table (issue 16)', () => {
   it('the same frozen verdict each time, a copy with __amp_source_origin, and forgotten after two generations', () => {
     const verifier = createVerifier({ publishers: ['example.com', '*.example.org'] });
     const wildcard = 'https://shop-example-org.cdn.ampproject.org';
@@ -209,6 +210,13 @@ describe('remembered verdicts of plain cache origins (issue 16)', () => {
     }).toThrow(TypeError);
     expect(verifier.verify('https://shop-example-org-evil-com.cdn.ampproject.org').allowed).toBe(false);
     expect(verifier.verify(wildcard, { sourceOrigin: 'https://evil.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
+    // The general path's verdicts (an IDN prefix, a hashed one, an edge-hyphen twin) are remembered the same way.
+    for (const origin of ['https://xn--bcher-ch-65a.cdn.ampproject.org', `https://${'a'.repeat(52)}.cdn.ampproject.org`, 'https://xn---org-zxs.cdn.ampproject.org']) {
+      const verdict = verifier.verify(origin);
+      expect(verdict.allowed).toBe(false);
+      expect(Object.isFrozen(verdict)).toBe(true);
+      expect(verifier.verify(origin)).toBe(verdict);
+    }
     // Bounded: 2 × 4,096 other plain origins push it out; judged again, the same answer.
     for (let i = 0; i < 2 * 4096 + 1; i++) verifier.verify(`https://w${i}-other-com.cdn.ampproject.org`);
     const again = verifier.verify(wildcard);
