@@ -14,7 +14,8 @@
  * The static-headers reference replays ampcors's answers (the same headers,
  * decided once at start-up): what sending them costs, without deciding.
  */
-import type { RequestListener, ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
 import { CACHES } from '@ampcors/core';
 import { BODY, type ConfigName, frameworkOf, KINDS, ORIGIN_LIST, PUBLISHERS, type RequestKind } from './http/configs.js';
 import { fetchRequest } from './requests.js';
@@ -205,6 +206,22 @@ async function optionalImport<T>(name: string): Promise<T> {
   return (await import(name)) as T;
 }
 
+/**
+ * An ampcors adapter that is not a dependency of the bench package
+ * (`@ampcors/hono`, `@ampcors/fastify`): its built `dist/index.js`, loaded by
+ * path from the repository (it resolves `@ampcors/core` to the same file as
+ * the bench does).
+ */
+async function workspaceAdapter<T>(name: string): Promise<T> {
+  const here = new URL(import.meta.url).pathname;
+  const root = here.slice(0, here.lastIndexOf('/bench/'));
+  try {
+    return await optionalImport<T>(pathToFileURL(`${root}/packages/${name}/dist/index.js`).href);
+  } catch (error) {
+    throw new Error(`@ampcors/${name} is not built (${whyUnavailable(error)})`);
+  }
+}
+
 async function honoApp(config: ConfigName, answers: Record<RequestKind, AmpcorsAnswer>): Promise<FetchHandler> {
   const { Hono } = await optionalImport<{ Hono: new () => HonoApp }>('hono');
   const app = new Hono();
@@ -221,12 +238,66 @@ async function honoApp(config: ConfigName, answers: Record<RequestKind, AmpcorsA
         ...(peer.maxAge !== undefined && { maxAge: peer.maxAge }),
       }),
     );
+  } else if (config === 'hono+ampcors') {
+    const { ampCors } = await workspaceAdapter<{ ampCors: (options: { publishers: readonly string[] }) => unknown }>('hono');
+    app.use(ampCors({ publishers: PUBLISHERS }));
   }
   app.all('/api/items', (c) => c.text(BODY, 200, TEXT));
-  const handler: FetchHandler = (request) => app.fetch(request);
-  if (config !== 'hono+ampcors') return handler;
-  const { withAmpCors } = await import('@ampcors/fetch');
-  return withAmpCors(handler, { publishers: PUBLISHERS });
+  return (request) => app.fetch(request);
+}
+
+/** The part of Fastify 5 the benchmark uses. */
+interface FastifyApp {
+  register(plugin: unknown, options?: unknown): Promise<unknown>;
+  addHook(name: 'onRequest', hook: (request: { method: string; url: string }, reply: FastifyReply, done: () => void) => void): void;
+  route(options: { method: string[]; url: string; handler: (request: unknown, reply: FastifyReply) => void }): void;
+  ready(): Promise<unknown>;
+}
+
+/** The part of a Fastify reply the benchmark uses. */
+interface FastifyReply {
+  raw: ServerResponse;
+  code(status: number): FastifyReply;
+  type(contentType: string): FastifyReply;
+  send(body?: string): void;
+}
+
+async function fastifyApp(config: ConfigName, answers: Record<RequestKind, AmpcorsAnswer>): Promise<RequestListener> {
+  const { default: Fastify } = await optionalImport<{ default: (options: { serverFactory: (handler: RequestListener) => unknown }) => FastifyApp }>('fastify');
+  let listener: RequestListener | undefined;
+  // The request listener Fastify hands its server, kept for the in-process cases and the HTTP server.
+  const app = Fastify({
+    serverFactory: (handler) => {
+      listener = handler;
+      return createServer(handler);
+    },
+  });
+  const peer = peerOptions(answers);
+  if (config === 'fastify+@fastify/cors') {
+    const { default: fastifyCors } = await optionalImport<{ default: unknown }>('@fastify/cors');
+    await app.register(fastifyCors, {
+      origin: [...ORIGIN_LIST],
+      credentials: peer.credentials,
+      ...(peer.exposed.length > 0 && { exposedHeaders: peer.exposed }),
+      methods: peer.methods,
+      ...(peer.maxAge !== undefined && { maxAge: peer.maxAge }),
+      optionsSuccessStatus: peer.preflightStatus,
+    });
+  } else if (config === 'fastify+ampcors') {
+    const { ampCors } = await workspaceAdapter<{ ampCors: unknown }>('fastify');
+    await app.register(ampCors, { publishers: PUBLISHERS });
+  } else if (config === 'fastify+static-headers') {
+    app.addHook('onRequest', (request, reply, done) => {
+      const answer = pick(answers, request.method, request.url);
+      replay(answer, reply.raw);
+      if (request.method !== 'OPTIONS') return done();
+      reply.code(answer.status).send();
+    });
+  }
+  app.route({ method: ['GET', 'OPTIONS'], url: '/api/items', handler: (_request, reply) => reply.type(TEXT['content-type']).send(BODY) });
+  await app.ready();
+  if (listener === undefined) throw new Error('fastify did not hand its request listener to serverFactory');
+  return listener;
 }
 
 /** Why a configuration could not be built, in one line ("hono is not installed" for a missing package). */
@@ -247,5 +318,7 @@ export async function buildApp(config: ConfigName, answers: Record<RequestKind, 
       return { type: 'fetch', handler: await fetchApp(config, answers) };
     case 'hono':
       return { type: 'fetch', handler: await honoApp(config, answers) };
+    case 'fastify':
+      return { type: 'node', listener: await fastifyApp(config, answers) };
   }
 }

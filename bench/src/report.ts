@@ -108,13 +108,19 @@ function unavailableNote(result: InProcessResult, configs: readonly ConfigName[]
 }
 
 /** The ampcors configuration of a framework (Hono: the Fetch adapter around Hono). */
-const AMPCORS_OF: Readonly<Record<Framework, ConfigName>> = { express: 'express+ampcors', koa: 'koa+ampcors', fetch: 'fetch+ampcors', hono: 'hono+ampcors' };
+const AMPCORS_OF: Readonly<Record<Framework, ConfigName>> = {
+  express: 'express+ampcors',
+  koa: 'koa+ampcors',
+  fetch: 'fetch+ampcors',
+  hono: 'hono+ampcors',
+  fastify: 'fastify+ampcors',
+};
 
 function targetRows(results: RunResults): TargetRow[] {
   const { inProcess, micro, builds, compact, http } = results;
   const rows: TargetRow[] = [];
   // Ahead of every peer on equal work: in process.
-  for (const framework of ['express', 'koa', 'hono'] as const) {
+  for (const framework of ['express', 'koa', 'hono', 'fastify'] as const) {
     const own = AMPCORS_OF[framework];
     const peer = PEER_OF[framework] as ConfigName;
     for (const kind of KINDS) {
@@ -137,7 +143,7 @@ function targetRows(results: RunResults): TargetRow[] {
     }
   }
   // Ahead of every peer: over HTTP.
-  for (const framework of ['express', 'koa', 'hono'] as const) {
+  for (const framework of ['express', 'koa', 'hono', 'fastify'] as const) {
     const own = AMPCORS_OF[framework];
     const peer = PEER_OF[framework] as ConfigName;
     for (const kind of KINDS) {
@@ -160,7 +166,7 @@ function targetRows(results: RunResults): TargetRow[] {
     }
   }
   // Deciding costs ≤ 1 µs.
-  for (const framework of ['express', 'koa', 'fetch'] as const) {
+  for (const framework of ['express', 'koa', 'fetch', 'fastify'] as const) {
     const own = AMPCORS_OF[framework];
     const reference = `${framework}+static-headers` as ConfigName;
     for (const kind of KINDS) {
@@ -282,7 +288,7 @@ function targetRows(results: RunResults): TargetRow[] {
   );
   // Send only what is needed.
   for (const kind of ['get', 'get-source'] as const) {
-    for (const framework of ['express', 'koa'] as const) {
+    for (const framework of ['express', 'koa', 'hono', 'fastify'] as const) {
       const own = cellOf(inProcess, AMPCORS_OF[framework], kind);
       const peer = cellOf(inProcess, PEER_OF[framework] as ConfigName, kind);
       const target = `an AMP ${kind} answer carries no more headers than ${(PEER_OF[framework] as string).split('+')[1]}'s`;

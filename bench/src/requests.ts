@@ -68,12 +68,21 @@ export async function nodeOperation(listener: RequestListener, kind: RequestKind
     });
   const probe = exchange();
   const hooked = ended(probe.res);
+  // Headers handed to writeHead directly (Fastify does) are not in getHeaders(): record them.
+  const written: Record<string, unknown> = {};
+  const writeHead = probe.res.writeHead.bind(probe.res) as (...args: unknown[]) => ServerResponse;
+  probe.res.writeHead = ((...args: unknown[]) => {
+    const headers = args.find((arg, i) => i > 0 && typeof arg === 'object' && arg !== null);
+    if (Array.isArray(headers)) for (let i = 0; i + 1 < headers.length; i += 2) written[String(headers[i])] = headers[i + 1];
+    else if (headers !== undefined) Object.assign(written, headers);
+    return writeHead(...args);
+  }) as ServerResponse['writeHead'];
   const returned = listener(probe.req, probe.res) as unknown;
   const thenable = typeof (returned as { then?: unknown } | undefined)?.then === 'function';
   const synchronous = !thenable && probe.res.writableEnded;
   if (thenable) await returned;
   await hooked;
-  const answer: Answer = { status: probe.res.statusCode, headers: lowercased(probe.res.getHeaders()) };
+  const answer: Answer = { status: probe.res.statusCode, headers: lowercased({ ...written, ...probe.res.getHeaders() }) };
   if (thenable) {
     return {
       op: () => {

@@ -68,7 +68,7 @@ const HTTP_PLAN: HttpPlan = {
   rounds: countFlag('rounds', QUICK ? 1 : 5),
   seconds: countFlag('seconds', 1),
   pipelining: countFlag('pipelining', 10),
-  warmUpRequests: QUICK ? 500 : 15_000,
+  warmUpRequests: QUICK ? 500 : 10_000,
 };
 
 /** A full run's time budget (issue 16's run must stay within 15 minutes on this machine), seconds. */

@@ -25,13 +25,17 @@ export const CONFIGS = [
   'hono',
   'hono+hono/cors',
   'hono+ampcors',
+  'fastify',
+  'fastify+@fastify/cors',
+  'fastify+ampcors',
+  'fastify+static-headers',
 ] as const;
 
 /** One configuration name. */
 export type ConfigName = (typeof CONFIGS)[number];
 
 /** The framework (hello-world app) a configuration is built on. */
-export type Framework = 'express' | 'koa' | 'fetch' | 'hono';
+export type Framework = 'express' | 'koa' | 'fetch' | 'hono' | 'fastify';
 
 /** The framework of a configuration: its part before `+`. */
 export function frameworkOf(config: ConfigName): Framework {
@@ -49,6 +53,7 @@ export const PEER_OF: Readonly<Record<Framework, ConfigName | null>> = {
   koa: 'koa+@koa/cors',
   fetch: 'hono+hono/cors',
   hono: 'hono+hono/cors',
+  fastify: 'fastify+@fastify/cors',
 };
 
 /** The publishers every configuration trusts (hashed-prefix ones excluded: the request's prefix is readable). */
