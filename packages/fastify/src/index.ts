@@ -148,8 +148,8 @@ function factsOf(request: FastifyRequest, preflight: boolean): CorsRequest {
 
 /** Validates the options and installs the hook, the decorators and the `OPTIONS *` route. */
 function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void {
-  const given: Record<string, unknown> = { ...options };
-  for (const key of REGISTER_KEYS) delete given[key];
+  // Anything but an object (`@fastify/cors`'s options delegator, a function) is left for core to refuse, never read as "no options".
+  const given: unknown = typeof options === 'object' && options !== null && !Array.isArray(options) ? Object.fromEntries(Object.entries(options).filter(([key]) => !REGISTER_KEYS.includes(key))) : options;
   const compiled: { matcher?: OriginMatcher } = {};
   const policy = createCorsPolicy(given as AmpCorsConfig, fastifySpec(compiled));
   const { origin, preflight = true, strictPreflight = true, hideOptionsRoute = true } = given as FastifyAmpCorsOptions;

@@ -217,6 +217,8 @@ describe.each([
     ['a misspelled key', { orgin: ['https://app.example'] }, 'invalid-option'],
     ['publishers: undefined', { publishers: undefined }, 'invalid-option'],
     ['options naming no origin to trust', { methods: ['GET'] }, 'invalid-option'],
+    // Fastify calls a function given as options with the instance: @fastify/cors's delegator arrives as a function, never as "no options" (the literal *).
+    ["@fastify/cors's options delegator", () => (_request: unknown, cb: (e: null, o: object) => void) => cb(null, { origin: true, credentials: true }), 'invalid-option'],
   ] as const)('refuses %s at registration', async (_case, options, code) => {
     const error = await refusal(create, options);
     expect(isAmpCorsError(error), String(error)).toBe(true);
