@@ -86,6 +86,7 @@ type Settled = { readonly error: unknown } | { readonly answer: unknown };
  * returning a Promise may answer with the Promise's value instead of the
  * callback; a rejection is an error, as `callback(error)` is.
  */
+// Twin of askFunction in packages/fastify/src/index.ts: keep in step.
 function askCallback(callback: OriginCallback, origin: string): unknown {
   let settled: Settled | undefined;
   let deliver: ((outcome: Settled) => void) | undefined;
