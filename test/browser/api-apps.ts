@@ -2,21 +2,23 @@
  * The publisher API under test, once per adapter: the same two endpoints
  * (`GET /items` like an `amp-list` source, `POST /subscribe` like an
  * `amp-form` action with a redirect) behind `@ampcors/express`,
- * `@ampcors/koa` and `@ampcors/fetch` (served from `node:http` through
- * {@link nodeHandlerOf}). Each counts its subscriptions, the side effect a
+ * `@ampcors/koa`, `@ampcors/fetch` and `@ampcors/hono` (the last two served
+ * from `node:http` through {@link nodeHandlerOf}). Each counts its subscriptions, the side effect a
  * denied origin must never cause.
  */
 import type { AmpCorsConfig } from '@ampcors/core';
 import { ampCors as expressAmpCors } from '@ampcors/express';
 import { withAmpCors } from '@ampcors/fetch';
+import { ampCors as honoAmpCors } from '@ampcors/hono';
 import { ampCors as koaAmpCors } from '@ampcors/koa';
 import express from 'express';
+import { Hono } from 'hono';
 import Koa from 'koa';
 import { nodeHandlerOf } from './fetch-bridge.js';
 import { type NodeHandler, SESSION_COOKIE } from './origin-server.js';
 
 /** The adapters under test, as mounted on the API host. */
-export const ADAPTERS = ['express', 'koa', 'fetch'] as const;
+export const ADAPTERS = ['express', 'koa', 'fetch', 'hono'] as const;
 
 /** One of {@link ADAPTERS}. */
 export type Adapter = (typeof ADAPTERS)[number];
@@ -90,7 +92,19 @@ function fetchApi(config: AmpCorsConfig, state: ApiState): NodeHandler {
   return nodeHandlerOf(handler);
 }
 
-const MAKERS: Record<Adapter, (config: AmpCorsConfig, state: ApiState) => NodeHandler> = { express: expressApi, koa: koaApi, fetch: fetchApi };
+function honoApi(config: AmpCorsConfig, state: ApiState): NodeHandler {
+  const app = new Hono();
+  app.use('*', honoAmpCors(config));
+  app.get('/items', (c) => c.json({ items: ITEMS, session: sessionOf(c.req.header('Cookie')) }));
+  app.post('/subscribe', (c) => {
+    state.subscriptions += 1;
+    c.header('AMP-Redirect-To', REDIRECT_TO);
+    return c.json({ subscribed: true, session: sessionOf(c.req.header('Cookie')) });
+  });
+  return nodeHandlerOf((request) => app.fetch(request));
+}
+
+const MAKERS: Record<Adapter, (config: AmpCorsConfig, state: ApiState) => NodeHandler> = { express: expressApi, koa: koaApi, fetch: fetchApi, hono: honoApi };
 
 /** Builds the API behind one adapter, with its own state. */
 export function createApi(adapter: Adapter, config: AmpCorsConfig): AdapterApi {
@@ -100,5 +114,5 @@ export function createApi(adapter: Adapter, config: AmpCorsConfig): AdapterApi {
 
 /** Builds the API once per adapter, each with its own state, from one configuration. */
 export function createApis(config: AmpCorsConfig): Record<Adapter, AdapterApi> {
-  return { express: createApi('express', config), koa: createApi('koa', config), fetch: createApi('fetch', config) };
+  return { express: createApi('express', config), koa: createApi('koa', config), fetch: createApi('fetch', config), hono: createApi('hono', config) };
 }
