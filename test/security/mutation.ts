@@ -40,6 +40,7 @@ export const GROUPS: Record<string, string[]> = {
     'amp-email',
     'email-clients',
     'vary',
+    'apply-headers',
     'amp-redirect-to',
     'cors-policy',
     'config-check',

@@ -123,6 +123,7 @@ export {
   createCorsPolicy,
   type VerdictSource,
 } from './cors-policy.js';
+export { applyHeadersAtomically, type HeaderTarget, type StoredHeaderValue } from './apply-headers.js';
 export { checkOptionKeys, type ConfigMode, type ConfigProblem, ConfigProblems, type OptionKeysSpec } from './config-check.js';
 export { CORS_OPTION_KEYS } from './cors-options.js';
 export { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption, type OriginOptionMode } from './legacy-origin-option.js';

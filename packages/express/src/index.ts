@@ -9,9 +9,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AmpCorsConfig,
   appendVary,
+  applyHeadersAtomically,
   compileOriginOption,
   type CorsDecision,
-  type CorsPlan,
   type CorsPolicy,
   type CorsRequest,
   createCorsPolicy,
@@ -193,42 +193,9 @@ function factsOf(req: IncomingMessage & { originalUrl?: string }): CorsRequest {
   };
 }
 
-/** Puts a header back as it was before {@link setPlanHeaders} (absent when it was). */
-function restore(res: ServerResponse, name: string, value: ReturnType<ServerResponse['getHeader']>): void {
-  try {
-    if (value === undefined) res.removeHeader(name);
-    else res.setHeader(name, value);
-  } catch {
-    // Headers already sent: there is nothing left to undo.
-  }
-}
-
-/**
- * Sets every header of `plan` and its `Vary`, or none of them: when the
- * runtime refuses one (an invalid value), those set before it are put back
- * as they were and the error is rethrown, so no half-applied
- * `Access-Control-Allow-Origin` / `-Credentials` remains for the error path.
- */
-// Twin of setPlanHeaders in packages/koa/src/index.ts: keep in step.
-function setPlanHeaders(res: ServerResponse, plan: CorsPlan): void {
-  const headers = plan.headers;
-  const previous: Array<ReturnType<ServerResponse['getHeader']>> = [];
-  try {
-    for (let i = 0; i < headers.length; i++) {
-      const header = headers[i] as readonly [string, string];
-      previous.push(res.getHeader(header[0]));
-      res.setHeader(header[0], header[1]);
-    }
-    if (plan.vary.length > 0) res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
-  } catch (error) {
-    for (let i = previous.length - 1; i >= 0; i--) restore(res, (headers[i] as readonly [string, string])[0], previous[i]);
-    throw error;
-  }
-}
-
 function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void {
   const { verdict, plan } = decision;
-  setPlanHeaders(res, plan);
+  applyHeadersAtomically(res, plan.headers, plan.vary);
   const target = req as IncomingMessage & { ampCors?: Verdict; ampCorsEmail?: EmailSender };
   target.ampCors = verdict;
   if (plan.email !== undefined) target.ampCorsEmail = plan.email;

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AmpCorsConfig,
   appendVary,
+  applyHeadersAtomically,
   compileOriginOption,
   type CorsPlan,
   type CorsRequest,
@@ -154,39 +155,6 @@ function contextAbout(ctx: KoaContextLike, origin: string): object {
   return Object.create(real, { get: { value: get }, header: { value: headers }, headers: { value: headers }, request: { value: request }, req: { value: req }, state: { value: {} } }) as object;
 }
 
-/**
- * Sets every header of `plan`, its secure-context headers and its `Vary`, or
- * none of them: when the runtime refuses one (an invalid value), those set
- * before it are put back as they were and the error is rethrown, so no
- * half-applied `Access-Control-Allow-Origin` / `-Credentials` remains, even
- * for an upstream middleware that catches the error and answers itself.
- */
-// Twin of setPlanHeaders in packages/express/src/index.ts: keep in step.
-function setPlanHeaders(res: ServerResponse, plan: CorsPlan, secure: boolean): void {
-  const headers: ReadonlyArray<readonly [string, string]> = secure && plan.kind !== 'reject' ? [...plan.headers, ...SECURE_CONTEXT] : plan.headers;
-  const previous: Array<ReturnType<ServerResponse['getHeader']>> = [];
-  try {
-    for (let i = 0; i < headers.length; i++) {
-      const header = headers[i] as readonly [string, string];
-      previous.push(res.getHeader(header[0]));
-      res.setHeader(header[0], header[1]);
-    }
-    if (plan.vary.length > 0) res.setHeader('Vary', appendVary(res.getHeader('Vary'), plan.vary));
-  } catch (error) {
-    for (let i = previous.length - 1; i >= 0; i--) {
-      const name = (headers[i] as readonly [string, string])[0];
-      const value = previous[i];
-      try {
-        if (value === undefined) res.removeHeader(name);
-        else res.setHeader(name, value);
-      } catch {
-        // Headers already sent: there is nothing left to undo.
-      }
-    }
-    throw error;
-  }
-}
-
 /** Attaches `Vary` (and, when kept, the CORS headers) to an error for Koa's error path, which resets the response headers. */
 function withErrorHeaders(error: unknown, headers: Record<string, string>): unknown {
   const target = error instanceof Error ? error : new Error(String(error));
@@ -321,7 +289,7 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
   // string value (it skips once the headers are sent), without its per-call
   // arrays and argument handling; all of them or none.
   const apply = (ctx: KoaContextLike, plan: CorsPlan): void => {
-    if (!ctx.res.headersSent) setPlanHeaders(ctx.res, plan, secure);
+    if (!ctx.res.headersSent) applyHeadersAtomically(ctx.res, secure && plan.kind !== 'reject' ? [...plan.headers, ...SECURE_CONTEXT] : plan.headers, plan.vary);
   };
 
   /** The CORS headers `apply` set, for an error thrown by later middleware (built only then). */
