@@ -2,7 +2,31 @@
 // developers' guide. `pnpm lint` runs them; the full test command includes it.
 import tseslint from 'typescript-eslint';
 
-const NODE_BUILTINS = ['assert', 'buffer', 'child_process', 'crypto', 'dns', 'events', 'fs', 'fs/promises', 'http', 'http2', 'https', 'module', 'net', 'os', 'path', 'perf_hooks', 'process', 'stream', 'tls', 'url', 'util', 'worker_threads', 'zlib'];
+const NODE_BUILTINS = [
+  'assert',
+  'buffer',
+  'child_process',
+  'crypto',
+  'dns',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'module',
+  'net',
+  'os',
+  'path',
+  'perf_hooks',
+  'process',
+  'stream',
+  'tls',
+  'url',
+  'util',
+  'worker_threads',
+  'zlib',
+];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/lib/**', 'reports/**', '.stryker-tmp*/**', 'examples/cloudflare-worker/dist/**'] },
@@ -12,7 +36,10 @@ export default tseslint.config(
     plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {
       // Dead code is not left behind.
-      '@typescript-eslint/no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { args: 'after-used', argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       'no-unreachable': 'error',
       'no-debugger': 'error',
       'no-dupe-keys': 'error',
@@ -35,7 +62,12 @@ export default tseslint.config(
           paths: NODE_BUILTINS.map((name) => ({ name, message: '@ampcors/core is runtime-agnostic: no Node built-ins.' })),
         },
       ],
-      'no-restricted-globals': ['error', { name: 'process', message: '@ampcors/core is runtime-agnostic.' }, { name: 'Buffer', message: '@ampcors/core is runtime-agnostic: use Uint8Array.' }, { name: 'require', message: 'ESM only.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: '@ampcors/core is runtime-agnostic.' },
+        { name: 'Buffer', message: '@ampcors/core is runtime-agnostic: use Uint8Array.' },
+        { name: 'require', message: 'ESM only.' },
+      ],
     },
   },
 );

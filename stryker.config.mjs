@@ -7,7 +7,12 @@
 //   AMPCORS_MUTATION_INCREMENTAL   the incremental file, when --incremental is given
 //   AMPCORS_MUTATION_CONCURRENCY   test runner processes (default 2: the machine has 2 cores)
 // Without them (plain `npx stryker run`), every source file of core is mutated at once.
-const mutate = process.env.AMPCORS_MUTATE?.split(',') ?? ['packages/core/src/**/*.ts', '!packages/core/src/**/*.d.ts', '!packages/core/src/index.ts', '!packages/core/src/psl-ancestors.ts'];
+const mutate = process.env.AMPCORS_MUTATE?.split(',') ?? [
+  'packages/core/src/**/*.ts',
+  '!packages/core/src/**/*.d.ts',
+  '!packages/core/src/index.ts',
+  '!packages/core/src/psl-ancestors.ts',
+];
 const incrementalFile = process.env.AMPCORS_MUTATION_INCREMENTAL;
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -16,9 +21,20 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate,
   ignorePatterns: [
-    'bench', 'examples', 'reports', 'coverage', '**/dist', '.stryker-tmp*',
-    'packages/express', 'packages/koa', 'packages/fetch', 'packages/cli', 'packages/redis', 'packages/playground',
-    'test/browser', 'test/runtimes',
+    'bench',
+    'examples',
+    'reports',
+    'coverage',
+    '**/dist',
+    '.stryker-tmp*',
+    'packages/express',
+    'packages/koa',
+    'packages/fetch',
+    'packages/cli',
+    'packages/redis',
+    'packages/playground',
+    'test/browser',
+    'test/runtimes',
   ],
   // Each mutant runs only the tests that cover it.
   coverageAnalysis: 'perTest',

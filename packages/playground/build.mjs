@@ -38,7 +38,9 @@ await build({ entryPoints: [here('./src/index.ts')], outfile: `${lib}index.js`, 
 const source = await readFile(here('./src/index.ts'), 'utf8');
 const declaration = ts.transpileDeclaration(source, { fileName: 'index.ts', reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.NodeNext } });
 if (declaration.diagnostics?.length) {
-  console.error(ts.formatDiagnostics(declaration.diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\n' }));
+  console.error(
+    ts.formatDiagnostics(declaration.diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\n' }),
+  );
   process.exit(1);
 }
 await writeFile(`${lib}index.d.ts`, declaration.outputText);

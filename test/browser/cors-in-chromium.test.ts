@@ -34,13 +34,39 @@ interface PageCase {
 }
 
 const PAGES: readonly PageCase[] = [
-  { name: 'Google cache page of example.com', url: 'https://example-com.cdn.ampproject.org/c/s/example.com/page.html', source: 'https://example.com', allowed: true },
-  { name: 'Bing cache page of example.com', url: 'https://example-com.www.bing-amp.com/c/s/example.com/page.html', source: 'https://example.com', allowed: true },
-  { name: 'hashed cache origin of a long publisher domain', url: `${HASHED_ORIGIN}/c/s/${LONG_DOMAIN}/page.html`, source: `https://${LONG_DOMAIN}`, allowed: true },
-  { name: "publisher's own page (same origin)", url: `https://${PUBLISHER_HOST}/page.html`, source: `https://${PUBLISHER_HOST}`, allowed: true, sameOrigin: true },
+  {
+    name: 'Google cache page of example.com',
+    url: 'https://example-com.cdn.ampproject.org/c/s/example.com/page.html',
+    source: 'https://example.com',
+    allowed: true,
+  },
+  {
+    name: 'Bing cache page of example.com',
+    url: 'https://example-com.www.bing-amp.com/c/s/example.com/page.html',
+    source: 'https://example.com',
+    allowed: true,
+  },
+  {
+    name: 'hashed cache origin of a long publisher domain',
+    url: `${HASHED_ORIGIN}/c/s/${LONG_DOMAIN}/page.html`,
+    source: `https://${LONG_DOMAIN}`,
+    allowed: true,
+  },
+  {
+    name: "publisher's own page (same origin)",
+    url: `https://${PUBLISHER_HOST}/page.html`,
+    source: `https://${PUBLISHER_HOST}`,
+    allowed: true,
+    sameOrigin: true,
+  },
   { name: 'cache page of evil.com', url: 'https://evil-com.cdn.ampproject.org/c/s/evil.com/page.html', source: 'https://evil.com', allowed: false },
   // The runtime's __amp_source_origin comes from the page's path, which the attacker controls.
-  { name: 'cache page of evil.com claiming example.com as its source', url: 'https://evil-com.cdn.ampproject.org/c/s/example.com/page.html', source: 'https://example.com', allowed: false },
+  {
+    name: 'cache page of evil.com claiming example.com as its source',
+    url: 'https://evil-com.cdn.ampproject.org/c/s/example.com/page.html',
+    source: 'https://example.com',
+    allowed: false,
+  },
   { name: 'evil.com page', url: 'https://evil.com/page.html', source: 'https://evil.com', allowed: false },
 ];
 

@@ -16,8 +16,7 @@
 
 /** What one request of the page ended with. */
 export type RequestOutcome =
-  | { readonly ok: true; readonly status: number; readonly body: unknown; readonly redirectTo: string | null }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly status: number; readonly body: unknown; readonly redirectTo: string | null } | { readonly ok: false; readonly error: string };
 
 /** The outcomes of the page's three requests. */
 export interface PageResult {

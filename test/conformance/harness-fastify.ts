@@ -48,7 +48,8 @@ function fastifyHarness(name: string, createApp: typeof fastify5): Harness {
       try {
         const res = await app.inject({ method: req.method, url: req.path, headers: { ...req.headers } });
         const headers: Record<string, string | undefined> = {};
-        for (const [key, value] of Object.entries(res.headers)) headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value);
+        for (const [key, value] of Object.entries(res.headers))
+          headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value);
         return { status: res.statusCode, headers, text: res.body, handlerRuns: counter.runs, seenReason: counter.reason };
       } finally {
         await app.close();

@@ -46,7 +46,13 @@ function honoApp(options: HonoAmpCorsOptions, counter: Counter): Hono<{ Variable
 }
 
 async function seen(response: Response, counter: Counter): Promise<ConformanceResponse> {
-  return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text(), handlerRuns: counter.runs, seenReason: counter.reason };
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    text: await response.text(),
+    handlerRuns: counter.runs,
+    seenReason: counter.reason,
+  };
 }
 
 /** Hono 4, in process: `app.request` (what a Worker, Bun or Deno runs). */
@@ -74,7 +80,13 @@ export const honoNode: Harness = {
       const pending = req.method === 'GET' ? agent.get(req.path) : req.method === 'POST' ? agent.post(req.path) : agent.options(req.path);
       for (const [name, value] of Object.entries(req.headers ?? {})) pending.set(name, value);
       const res = await pending;
-      return { status: res.status, headers: res.headers as Record<string, string>, text: res.text ?? '', handlerRuns: counter.runs, seenReason: counter.reason };
+      return {
+        status: res.status,
+        headers: res.headers as Record<string, string>,
+        text: res.text ?? '',
+        handlerRuns: counter.runs,
+        seenReason: counter.reason,
+      };
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

@@ -157,7 +157,10 @@ const fetchDirect: Harness = {
   name: 'fetch (Request → Response)',
   async run(options, req) {
     const counter: Counter = { runs: 0, reason: null };
-    const response = await fetchHandler(options, counter)(new Request(`http://api.example.test${req.path}`, { method: req.method, headers: req.headers ?? {} }));
+    const response = await fetchHandler(
+      options,
+      counter,
+    )(new Request(`http://api.example.test${req.path}`, { method: req.method, headers: req.headers ?? {} }));
     return {
       status: response.status,
       headers: Object.fromEntries(response.headers),

@@ -86,14 +86,35 @@ const OWN = 'https://api.example.net';
 
 /** The table. */
 export const SCENARIOS: readonly Scenario[] = [
-  { name: 'allowed cache origin, existing Vary kept', options: base, request: get({ Origin: CACHE }), expect: { ...allowedGet(CACHE), seenReason: 'cache-origin' } },
-  { name: 'hashed cache origin of a long domain', options: base, request: get({ Origin: HASHED }), expect: { ...allowedGet(HASHED), seenReason: 'cache-origin-hashed' } },
-  { name: 'publisher origin', options: base, request: get({ Origin: 'https://example.com' }), expect: { ...allowedGet('https://example.com'), seenReason: 'publisher-origin' } },
+  {
+    name: 'allowed cache origin, existing Vary kept',
+    options: base,
+    request: get({ Origin: CACHE }),
+    expect: { ...allowedGet(CACHE), seenReason: 'cache-origin' },
+  },
+  {
+    name: 'hashed cache origin of a long domain',
+    options: base,
+    request: get({ Origin: HASHED }),
+    expect: { ...allowedGet(HASHED), seenReason: 'cache-origin-hashed' },
+  },
+  {
+    name: 'publisher origin',
+    options: base,
+    request: get({ Origin: 'https://example.com' }),
+    expect: { ...allowedGet('https://example.com'), seenReason: 'publisher-origin' },
+  },
   {
     name: 'same-origin via AMP-Same-Origin: true, POST runs',
     options: base,
     request: post({ 'AMP-Same-Origin': 'true' }),
-    expect: { status: 200, headers: { [ACAO]: null, 'amp-redirect-to': 'https://example.com/thanks' }, vary: ['Origin'], handlerRan: true, seenReason: 'same-origin' },
+    expect: {
+      status: 200,
+      headers: { [ACAO]: null, 'amp-redirect-to': 'https://example.com/thanks' },
+      vary: ['Origin'],
+      handlerRan: true,
+      seenReason: 'same-origin',
+    },
   },
   {
     name: 'no Origin: outside CORS, no headers',
@@ -102,10 +123,20 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null }, vary: ['Origin'], handlerRan: true, seenReason: 'missing' },
   },
   { name: 'denied: unknown publisher on a cache', options: base, request: get({ Origin: EVIL_CACHE }), expect: rejected('unknown-publisher') },
-  { name: 'denied: unknown hashed prefix', options: base, request: get({ Origin: `https://${'a'.repeat(52)}.cdn.ampproject.org` }), expect: rejected('hashed-unknown') },
+  {
+    name: 'denied: unknown hashed prefix',
+    options: base,
+    request: get({ Origin: `https://${'a'.repeat(52)}.cdn.ampproject.org` }),
+    expect: rejected('hashed-unknown'),
+  },
   { name: 'denied: http publisher origin', options: base, request: get({ Origin: 'http://example.com' }), expect: rejected('unknown-origin') },
   { name: 'denied: null origin', options: base, request: get({ Origin: 'null' }), expect: rejected('null-origin') },
-  { name: 'denied: non-canonical origin', options: base, request: get({ Origin: 'https://Example-com.cdn.ampproject.org' }), expect: rejected('not-canonical') },
+  {
+    name: 'denied: non-canonical origin',
+    options: base,
+    request: get({ Origin: 'https://Example-com.cdn.ampproject.org' }),
+    expect: rejected('not-canonical'),
+  },
   { name: 'denied: bare cache origin', options: base, request: get({ Origin: 'https://cdn.ampproject.org' }), expect: rejected('legacy-cache-origin') },
   { name: 'denied POST: side effect not run', options: base, request: post({ Origin: EVIL_CACHE }), expect: rejected('unknown-publisher') },
   {
@@ -118,7 +149,12 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'allowed POST: AMP-Redirect-To sent and exposed',
     options: base,
     request: post({ Origin: CACHE }),
-    expect: { status: 200, headers: { [ACAO]: CACHE, [EXPOSE]: 'AMP-Redirect-To', 'amp-redirect-to': 'https://example.com/thanks' }, vary: ['Origin'], handlerRan: true },
+    expect: {
+      status: 200,
+      headers: { [ACAO]: CACHE, [EXPOSE]: 'AMP-Redirect-To', 'amp-redirect-to': 'https://example.com/thanks' },
+      vary: ['Origin'],
+      handlerRan: true,
+    },
   },
   {
     name: 'preflight: requested headers reflected minus AMP-Same-Origin',
@@ -142,7 +178,12 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'preflight: only AMP-Same-Origin requested → no Allow-Headers',
     options: base,
     request: preflight(CACHE, { 'Access-Control-Request-Headers': 'amp-same-origin' }),
-    expect: { status: 204, headers: { [ACAO]: CACHE, 'access-control-allow-headers': null }, vary: ['Origin', 'Access-Control-Request-Headers'], handlerRan: false },
+    expect: {
+      status: 204,
+      headers: { [ACAO]: CACHE, 'access-control-allow-headers': null },
+      vary: ['Origin', 'Access-Control-Request-Headers'],
+      handlerRan: false,
+    },
   },
   {
     name: 'preflight: private network, max-age, status and methods configured',
@@ -168,7 +209,12 @@ export const SCENARIOS: readonly Scenario[] = [
     request: preflight(CACHE),
     expect: { status: 200, headers: { [ACAO]: CACHE }, vary: ['Origin'], handlerRan: true, bodyIncludes: 'handler' },
   },
-  { name: 'credentials off', options: { ...base, credentials: false }, request: get({ Origin: CACHE }), expect: { ...allowedGet(CACHE), headers: { [ACAO]: CACHE, [ACAC]: null } } },
+  {
+    name: 'credentials off',
+    options: { ...base, credentials: false },
+    request: get({ Origin: CACHE }),
+    expect: { ...allowedGet(CACHE), headers: { [ACAO]: CACHE, [ACAC]: null } },
+  },
   {
     name: 'exposed headers added to AMP-Redirect-To',
     options: { ...base, exposedHeaders: ['X-Total-Count'] },
@@ -179,7 +225,10 @@ export const SCENARIOS: readonly Scenario[] = [
     name: '__amp_source_origin trusted: legacy header sent and exposed',
     options: base,
     request: get({ Origin: CACHE }, '/api/items?__amp_source_origin=https%3A%2F%2Fexample.com'),
-    expect: { ...allowedGet(CACHE), headers: { [ACAO]: CACHE, [SOURCE]: 'https://example.com', [EXPOSE]: 'AMP-Redirect-To, AMP-Access-Control-Allow-Source-Origin' } },
+    expect: {
+      ...allowedGet(CACHE),
+      headers: { [ACAO]: CACHE, [SOURCE]: 'https://example.com', [EXPOSE]: 'AMP-Redirect-To, AMP-Access-Control-Allow-Source-Origin' },
+    },
   },
   {
     name: '__amp_source_origin untrusted on an allowed origin',
@@ -209,7 +258,12 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'email v1: trusted sender in __amp_source_origin',
     options: { ...base, email: { senders: ['news@example.com'] } },
     request: post({ Origin: MAIL }, '/api/subscribe?__amp_source_origin=news%40example.com'),
-    expect: { status: 200, headers: { [ACAO]: MAIL, [ACAC]: 'true', [SOURCE]: 'news@example.com', [EXPOSE]: 'AMP-Redirect-To, AMP-Access-Control-Allow-Source-Origin' }, vary: ['Origin'], handlerRan: true },
+    expect: {
+      status: 200,
+      headers: { [ACAO]: MAIL, [ACAC]: 'true', [SOURCE]: 'news@example.com', [EXPOSE]: 'AMP-Redirect-To, AMP-Access-Control-Allow-Source-Origin' },
+      vary: ['Origin'],
+      handlerRan: true,
+    },
   },
   {
     name: 'email v1 and v2: v2 wins',
@@ -252,7 +306,12 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'attack: preflight asking for "*, amp-same-origin" never gets Allow-Headers: *',
     options: base,
     request: preflight(CACHE, { 'Access-Control-Request-Headers': '*, amp-same-origin' }),
-    expect: { status: 204, headers: { [ACAO]: CACHE, 'access-control-allow-headers': null }, vary: ['Origin', 'Access-Control-Request-Headers'], handlerRan: false },
+    expect: {
+      status: 204,
+      headers: { [ACAO]: CACHE, 'access-control-allow-headers': null },
+      vary: ['Origin', 'Access-Control-Request-Headers'],
+      handlerRan: false,
+    },
   },
   {
     name: 'attack: a KELVIN SIGN sender (%E2%84%AA) does not match kate@, and is no 500',
@@ -327,10 +386,16 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: { ...allowedGet(CACHE), seenReason: 'cache-origin' },
   },
   {
-    name: 'same-origin: Sec-Fetch-Site: same-origin POST from the API\'s own page runs, no CORS headers',
+    name: "same-origin: Sec-Fetch-Site: same-origin POST from the API's own page runs, no CORS headers",
     options: base,
     request: post({ Origin: OWN, 'Sec-Fetch-Site': 'same-origin' }),
-    expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null, [EXPOSE]: null, 'amp-redirect-to': 'https://example.com/thanks' }, vary: ['Origin'], handlerRan: true, seenReason: 'same-origin' },
+    expect: {
+      status: 200,
+      headers: { [ACAO]: null, [ACAC]: null, [EXPOSE]: null, 'amp-redirect-to': 'https://example.com/thanks' },
+      vary: ['Origin'],
+      handlerRan: true,
+      seenReason: 'same-origin',
+    },
   },
   {
     name: 'same-origin: Sec-Fetch-Site: same-origin GET without Origin runs',
@@ -338,9 +403,24 @@ export const SCENARIOS: readonly Scenario[] = [
     request: get({ 'Sec-Fetch-Site': 'same-origin' }),
     expect: { status: 200, headers: { [ACAO]: null, [ACAC]: null }, vary: ['Origin'], handlerRan: true, seenReason: 'same-origin' },
   },
-  { name: 'same-origin: Sec-Fetch-Site: same-site is not same-origin (403)', options: base, request: post({ Origin: OWN, 'Sec-Fetch-Site': 'same-site' }), expect: rejected('unknown-origin') },
-  { name: 'same-origin: Sec-Fetch-Site: cross-site is not same-origin (403)', options: base, request: post({ Origin: OWN, 'Sec-Fetch-Site': 'cross-site' }), expect: rejected('unknown-origin') },
-  { name: 'same-origin: only the exact value counts (Same-Origin, 403)', options: base, request: post({ Origin: OWN, 'Sec-Fetch-Site': 'Same-Origin' }), expect: rejected('unknown-origin') },
+  {
+    name: 'same-origin: Sec-Fetch-Site: same-site is not same-origin (403)',
+    options: base,
+    request: post({ Origin: OWN, 'Sec-Fetch-Site': 'same-site' }),
+    expect: rejected('unknown-origin'),
+  },
+  {
+    name: 'same-origin: Sec-Fetch-Site: cross-site is not same-origin (403)',
+    options: base,
+    request: post({ Origin: OWN, 'Sec-Fetch-Site': 'cross-site' }),
+    expect: rejected('unknown-origin'),
+  },
+  {
+    name: 'same-origin: only the exact value counts (Same-Origin, 403)',
+    options: base,
+    request: post({ Origin: OWN, 'Sec-Fetch-Site': 'Same-Origin' }),
+    expect: rejected('unknown-origin'),
+  },
   {
     name: 'same-origin: Sec-Fetch-Site: same-origin runs whatever the verifier says',
     options: { verifier: { verify: (origin) => ({ allowed: false, origin: origin ?? null, reason: 'unknown-origin', detail: 'denies everything' }) } },
@@ -351,7 +431,14 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'compatible mode: no options, a foreign GET gets the literal *, no credentials, no Vary: Origin',
     options: NO_OPTIONS,
     request: get({ Origin: 'https://evil.example' }),
-    expect: { status: 200, headers: { [ACAO]: '*', [ACAC]: null }, vary: ['Accept-Encoding'], varyAbsent: ['Origin'], handlerRan: true, seenReason: 'any-origin' },
+    expect: {
+      status: 200,
+      headers: { [ACAO]: '*', [ACAC]: null },
+      vary: ['Accept-Encoding'],
+      varyAbsent: ['Origin'],
+      handlerRan: true,
+      seenReason: 'any-origin',
+    },
   },
   {
     name: 'compatible mode: no options, a request without Origin gets the same *',
@@ -363,7 +450,14 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'compatible mode: no options, a foreign POST runs with *, no credentials',
     options: NO_OPTIONS,
     request: post({ Origin: 'https://evil.example', Cookie: 'session=1' }),
-    expect: { status: 200, headers: { [ACAO]: '*', [ACAC]: null, [EXPOSE]: 'AMP-Redirect-To' }, vary: [], varyAbsent: ['Origin'], handlerRan: true, seenReason: 'any-origin' },
+    expect: {
+      status: 200,
+      headers: { [ACAO]: '*', [ACAC]: null, [EXPOSE]: 'AMP-Redirect-To' },
+      vary: [],
+      varyAbsent: ['Origin'],
+      handlerRan: true,
+      seenReason: 'any-origin',
+    },
   },
   {
     name: 'compatible mode: no options, a preflight answers * and never allows AMP-Same-Origin',

@@ -152,7 +152,10 @@ function threshold(k: number, bias: number): number {
  */
 export function punycodeEncode(input: string): string {
   const points = Array.from(input, (ch) => ch.codePointAt(0)!);
-  let output = points.filter((cp) => cp < 0x80).map((cp) => String.fromCodePoint(cp)).join('');
+  let output = points
+    .filter((cp) => cp < 0x80)
+    .map((cp) => String.fromCodePoint(cp))
+    .join('');
   const basic = output.length;
   let handled = basic;
   if (basic > 0) output += '-';

@@ -280,7 +280,10 @@ function everyUnspelling(body: string, out: Set<string>): void {
  * order (by code point, then left to right), from the positions themselves.
  */
 function encodeKeeping(points: readonly number[], keep: readonly boolean[]): string | null {
-  const order = points.map((_, i) => i).filter((i) => !keep[i]).sort((a, b) => points[a]! - points[b]! || a - b);
+  const order = points
+    .map((_, i) => i)
+    .filter((i) => !keep[i])
+    .sort((a, b) => points[a]! - points[b]! || a - b);
   if (order.some((i) => points[i]! < 0x80)) return null;
   const present = [...keep];
   let out = `${String.fromCodePoint(...points.filter((_, i) => keep[i]))}-`;
@@ -425,7 +428,10 @@ function neighboursOf(unicode: string): string[] {
     unicode.replace(/^xn--/, 'xn-'),
     unicode.replace(/^xn-(?!-)/, 'xn--'),
     `xn-${unicode}`,
-    unicode.replaceAll('ß', 'ss').replaceAll('ς', 'σ').replaceAll(/[\u200c\u200d]/g, ''),
+    unicode
+      .replaceAll('ß', 'ss')
+      .replaceAll('ς', 'σ')
+      .replaceAll(/[\u200c\u200d]/g, ''),
     labels.length > 2 ? labels.slice(1).join('.') : `www.${unicode}`,
     `${labels.join('-')}.com`,
   ];
@@ -463,7 +469,8 @@ async function buildCorpus(): Promise<Corpus> {
       continue;
     }
     const host = whatwgHost(input);
-    if (ascii !== host) corpus.notWhatwgHost.push(`canonicalDomain(${JSON.stringify(input)}) = ${JSON.stringify(ascii)}, its WHATWG host is ${JSON.stringify(host)}`);
+    if (ascii !== host)
+      corpus.notWhatwgHost.push(`canonicalDomain(${JSON.stringify(input)}) = ${JSON.stringify(ascii)}, its WHATWG host is ${JSON.stringify(host)}`);
     if (seen.has(ascii)) continue;
     seen.add(ascii);
     try {
@@ -592,7 +599,8 @@ describe('differential: ampcors against amppackager (issue 13)', () => {
     for (const { input, ascii, allowed } of corpus.configured) {
       for (const [prefix, algorithm] of allowed) {
         for (const other of claimants.get(prefix) ?? []) {
-          if (other !== ascii) failures.push(`${JSON.stringify(input)} (canonical ${ascii}) allows ${prefix} (its ${algorithm} form), which ${other} also claims`);
+          if (other !== ascii)
+            failures.push(`${JSON.stringify(input)} (canonical ${ascii}) allows ${prefix} (its ${algorithm} form), which ${other} also claims`);
         }
       }
     }
@@ -617,7 +625,7 @@ describe('differential: ampcors against amppackager (issue 13)', () => {
   });
 });
 
-describe('differential: the issue\'s amppackager examples', () => {
+describe("differential: the issue's amppackager examples", () => {
   it.each([
     // A later label with `--` at 3–4: amppackager hashes the ASCII host.
     'www.ab--cd.example.com',
@@ -675,7 +683,9 @@ describe('differential: canonicalDomain is the WHATWG host (url.domainToASCII) o
       fc.property(noisyDomain, (d) => {
         const got = canonicalOrError(d);
         if (got instanceof Error) return;
-        expect(got, `canonicalDomain(${JSON.stringify(d)}) = ${JSON.stringify(got)}; domainToASCII gives ${JSON.stringify(domainToASCII(d))}`).toBe(whatwgHost(d));
+        expect(got, `canonicalDomain(${JSON.stringify(d)}) = ${JSON.stringify(got)}; domainToASCII gives ${JSON.stringify(domainToASCII(d))}`).toBe(
+          whatwgHost(d),
+        );
       }),
       { seed: DIFFERENTIAL_SEED, numRuns: CANONICAL_RUNS },
     );

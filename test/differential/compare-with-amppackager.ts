@@ -43,7 +43,11 @@ for (const [name, inputs] of [
 ] as const) {
   const run = spawnSync(bin, { input: inputs.map((d) => JSON.stringify(d)).join('\n') + '\n', maxBuffer: 1 << 30 });
   if (run.status !== 0) throw new Error(`amppackager reference failed: ${run.stderr.toString()}`);
-  const go = run.stdout.toString().trimEnd().split('\n').map((line) => JSON.parse(line) as string);
+  const go = run.stdout
+    .toString()
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as string);
   if (go.length !== inputs.length) throw new Error(`expected ${inputs.length} answers, got ${go.length}`);
   let agree = 0;
   const classes = new Map<string, string[]>();

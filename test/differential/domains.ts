@@ -49,7 +49,21 @@ const SCRIPT_NAMES = Object.keys(SCRIPTS).filter((name) => !/Marks$|Digits$|^dig
 
 /** Emoji (Unicode ≤ 12), some with variation selectors, skin tones or ZWJ sequences. */
 export const EMOJI: readonly string[] = [
-  '❤', '❤\ufe0f', '❤\ufe0e', '⚡', '😊', '☕', '✈\ufe0f', '👍', '👍🏽', '👨\u200d👩\u200d👧', '🏳\ufe0f\u200d🌈', '1\ufe0f\u20e3', '☺\ufe0e', '🦄', '🍕',
+  '❤',
+  '❤\ufe0f',
+  '❤\ufe0e',
+  '⚡',
+  '😊',
+  '☕',
+  '✈\ufe0f',
+  '👍',
+  '👍🏽',
+  '👨\u200d👩\u200d👧',
+  '🏳\ufe0f\u200d🌈',
+  '1\ufe0f\u20e3',
+  '☺\ufe0e',
+  '🦄',
+  '🍕',
 ];
 
 /**
@@ -58,17 +72,72 @@ export const EMOJI: readonly string[] = [
  * and disallowed characters, combining marks, STD3-sensitive punctuation.
  */
 export const SPECIAL: readonly string[] = [
-  'ß', 'ẞ', 'ς', '\u200d', '\u200c', '\u0301', '\u0308', 'Ϋ́', 'ǅ', 'ﬁ', 'Ａ', '１', '\u3002', '\uff0e', '\u00ad', '\u2260', '_', 'ℌ', '①', '⑴', '\u0640', 'İ', 'ı', 'Σ', '\u200b', '\ufeff',
+  'ß',
+  'ẞ',
+  'ς',
+  '\u200d',
+  '\u200c',
+  '\u0301',
+  '\u0308',
+  'Ϋ́',
+  'ǅ',
+  'ﬁ',
+  'Ａ',
+  '１',
+  '\u3002',
+  '\uff0e',
+  '\u00ad',
+  '\u2260',
+  '_',
+  'ℌ',
+  '①',
+  '⑴',
+  '\u0640',
+  'İ',
+  'ı',
+  'Σ',
+  '\u200b',
+  '\ufeff',
 ];
 
 /** Words that use ZWNJ/ZWJ the way CONTEXTJ allows (Persian, Devanagari), and ways it does not. */
 export const JOINER_WORDS: readonly string[] = [
-  'می\u200cخواهم', 'क्\u200dष', 'क्\u200cष', 'ب\u200cا', 'a\u200cb', 'ᠮ\u200ca', 'ᠮ\u200cᠠ', 'ی\u200c', '\u200dab', 'ab\u200d', 'ल्\u200d',
+  'می\u200cخواهم',
+  'क्\u200dष',
+  'क्\u200cष',
+  'ب\u200cا',
+  'a\u200cb',
+  'ᠮ\u200ca',
+  'ᠮ\u200cᠠ',
+  'ی\u200c',
+  '\u200dab',
+  'ab\u200d',
+  'ल्\u200d',
 ];
 
 /** Top-level parts: letters-only, A-label and Unicode TLDs, two-label public suffixes, digits. */
 export const TLDS: readonly string[] = [
-  'com', 'de', 'org', 'net', 'ch', 'jp', 'fun', 'co.uk', 'org.fun', 'de.pub', 'xn--p1ai', 'рф', 'קום', 'موقع', 'xn--wgbh1c', '中国', 'gr', 'ελ', 'a1', '0', 'example',
+  'com',
+  'de',
+  'org',
+  'net',
+  'ch',
+  'jp',
+  'fun',
+  'co.uk',
+  'org.fun',
+  'de.pub',
+  'xn--p1ai',
+  'рф',
+  'קום',
+  'موقع',
+  'xn--wgbh1c',
+  '中国',
+  'gr',
+  'ελ',
+  'a1',
+  '0',
+  'example',
 ];
 
 const LDH = chars('abcdefghijklmnopqrstuvwxyz0123456789');
@@ -80,10 +149,17 @@ function word(minLength: number, maxLength: number): fc.Arbitrary<string> {
 
 /** An LDH-ish label with many hyphens, sometimes uppercase. */
 const asciiLabel = fc
-  .array(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...LDH) }, { weight: 1, arbitrary: fc.constant('-') }, { weight: 1, arbitrary: fc.constantFrom(...SCRIPTS.latinUpper!.slice(0, 3)) }), {
-    minLength: 1,
-    maxLength: 16,
-  })
+  .array(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...LDH) },
+      { weight: 1, arbitrary: fc.constant('-') },
+      { weight: 1, arbitrary: fc.constantFrom(...SCRIPTS.latinUpper!.slice(0, 3)) },
+    ),
+    {
+      minLength: 1,
+      maxLength: 16,
+    },
+  )
   .map((a) => a.join(''));
 
 /** Labels with hyphen shapes that the prefix algorithms treat specially. */
@@ -106,7 +182,10 @@ const scriptLabel = fc.constantFrom(...SCRIPT_NAMES).chain((name) => {
     '-',
   ];
   return fc
-    .array(fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...letters) }, { weight: 1, arbitrary: fc.constantFrom(...extras) }), { minLength: 1, maxLength: 12 })
+    .array(fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...letters) }, { weight: 1, arbitrary: fc.constantFrom(...extras) }), {
+      minLength: 1,
+      maxLength: 12,
+    })
     .map((a) => a.join(''));
 });
 
@@ -125,16 +204,16 @@ const mixedLabel = fc
   .map((a) => a.join(''));
 
 /** An emoji label, sometimes with ASCII around it. */
-const emojiLabel = fc.tuple(fc.constantFrom('', 'a', 'i', 'x-'), fc.array(fc.constantFrom(...EMOJI), { minLength: 1, maxLength: 3 }), fc.constantFrom('', 'b', '-z')).map(([a, e, b]) => a + e.join('') + b);
+const emojiLabel = fc
+  .tuple(fc.constantFrom('', 'a', 'i', 'x-'), fc.array(fc.constantFrom(...EMOJI), { minLength: 1, maxLength: 3 }), fc.constantFrom('', 'b', '-z'))
+  .map(([a, e, b]) => a + e.join('') + b);
 
 /** A label of a script or Latin with one special (transitional, compatibility, joiner…) character inserted. */
-const specialLabel = fc
-  .tuple(fc.oneof(word(1, 8), scriptLabel), fc.constantFrom(...SPECIAL, ...JOINER_WORDS), fc.nat(20))
-  .map(([base, special, at]) => {
-    const points = Array.from(base);
-    const i = at % (points.length + 1);
-    return [...points.slice(0, i), special, ...points.slice(i)].join('');
-  });
+const specialLabel = fc.tuple(fc.oneof(word(1, 8), scriptLabel), fc.constantFrom(...SPECIAL, ...JOINER_WORDS), fc.nat(20)).map(([base, special, at]) => {
+  const points = Array.from(base);
+  const i = at % (points.length + 1);
+  return [...points.slice(0, i), special, ...points.slice(i)].join('');
+});
 
 /** A Unicode label written as its A-label (`xn--…`, computed without checks), or a bogus `xn--` label. */
 const aLabel = fc.oneof(
@@ -207,7 +286,23 @@ export const noisyDomain: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('.', ' ', '-', 'xn--.', '%', '\u00ad'), domain).map(([x, d]) => x + d) },
   {
     weight: 1,
-    arbitrary: fc.constantFrom('1.2.3.4', '0x7f.1', '1.0x7f', 'a.0x7f', '1.2.3.09', '256.1', 'a.1', 'a.1e', '[::1]', '127.1', 'a.b.08', 'ff.0xff', 'a..b', '.', ''),
+    arbitrary: fc.constantFrom(
+      '1.2.3.4',
+      '0x7f.1',
+      '1.0x7f',
+      'a.0x7f',
+      '1.2.3.09',
+      '256.1',
+      'a.1',
+      'a.1e',
+      '[::1]',
+      '127.1',
+      'a.b.08',
+      'ff.0xff',
+      'a..b',
+      '.',
+      '',
+    ),
   },
 );
 

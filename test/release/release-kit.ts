@@ -4,18 +4,7 @@
 // project outside the workspace. The assertions are in release.test.ts.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -122,7 +111,11 @@ export interface Ran {
 }
 
 /** Runs a command to completion (never rejects on a non-zero exit). */
-export function run(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string }): Promise<Ran> {
+export function run(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       file,
@@ -149,7 +142,14 @@ export function run(file: string, args: readonly string[], options: { cwd: strin
 
 /** The environment for npm in the fresh project: no pnpm- or workspace-injected npm settings. */
 export function cleanEnv(): NodeJS.ProcessEnv {
-  const keep = new Set(['npm_config_registry', 'npm_config_cache', 'npm_config_userconfig', 'npm_config_https_proxy', 'npm_config_proxy', 'npm_config_noproxy']);
+  const keep = new Set([
+    'npm_config_registry',
+    'npm_config_cache',
+    'npm_config_userconfig',
+    'npm_config_https_proxy',
+    'npm_config_proxy',
+    'npm_config_noproxy',
+  ]);
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     const lower = key.toLowerCase();

@@ -76,9 +76,7 @@ afterAll(() => {
 describe('release: what each tarball contains', () => {
   it('packs every non-private package (core, the adapters, redis, cli)', () => {
     const names = tarballs.map((t) => t.pkg.manifest.name).sort();
-    expect(names).toEqual(
-      expect.arrayContaining(['@ampcors/cli', '@ampcors/core', '@ampcors/express', '@ampcors/fetch', '@ampcors/koa', '@ampcors/redis']),
-    );
+    expect(names).toEqual(expect.arrayContaining(['@ampcors/cli', '@ampcors/core', '@ampcors/express', '@ampcors/fetch', '@ampcors/koa', '@ampcors/redis']));
     expect(names).not.toContain('playground');
   });
 
@@ -224,9 +222,25 @@ describe('release: strict TypeScript consumers', () => {
     // One program for both files: checking @types/node and our declarations is most of the cost.
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const args = [
-      tsc, '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022',
-      '--lib', 'es2022,dom', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), '--skipLibCheck', 'false',
-      'consumer.mts', 'consumer.cts',
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--module',
+      'node16',
+      '--moduleResolution',
+      'node16',
+      '--target',
+      'es2022',
+      '--lib',
+      'es2022,dom',
+      '--types',
+      'node',
+      '--typeRoots',
+      join(ROOT, 'node_modules', '@types'),
+      '--skipLibCheck',
+      'false',
+      'consumer.mts',
+      'consumer.cts',
     ];
     const out = await run(process.execPath, args, { cwd: project.dir, env: cleanEnv(), timeoutMs: 90_000 });
     expect(`${out.stdout}${out.stderr}`).toBe('');

@@ -88,7 +88,7 @@ describe('pnpm demo (examples/express)', () => {
     }
   });
 
-  it('serves the playground at its root, linked with the demo\'s own publisher list', async () => {
+  it("serves the playground at its root, linked with the demo's own publisher list", async () => {
     const link = /^playground \(.*\): (http\S+)$/m.exec(demo!.output())?.[1];
     expect(link).toBeDefined();
     const url = new URL(link as string);

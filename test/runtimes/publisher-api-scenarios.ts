@@ -10,12 +10,7 @@
  */
 
 /** The publisher domains embedded in every example. */
-export const EXAMPLE_PUBLISHERS = [
-  'example.com',
-  'www.example.com',
-  '*.example.org',
-  'articles.publisher-with-a-very-long-domain-name.example.net',
-] as const;
+export const EXAMPLE_PUBLISHERS = ['example.com', 'www.example.com', '*.example.org', 'articles.publisher-with-a-very-long-domain-name.example.net'] as const;
 
 /** Where `POST /api/subscribe` redirects to. */
 export const REDIRECT_TO = 'https://www.example.com/thanks';

@@ -56,9 +56,12 @@ async function start(adapter: (typeof ADAPTERS)[number], options: AdapterOptions
 for (const adapter of ADAPTERS) {
   describe(`${adapter}: faults`, () => {
     it.each([
-      ['throws', () => {
-        throw new Error('hook failed: https://evil.example');
-      }],
+      [
+        'throws',
+        () => {
+          throw new Error('hook failed: https://evil.example');
+        },
+      ],
       ['rejects', () => Promise.reject(new Error('hook failed'))],
       ['returns garbage', () => ({ allowed: 'yes', origin: 'https://evil.example' }) as unknown as Verdict],
     ])('a user verifier that %s fails closed: no CORS header, handler not run, Vary: Origin', async (_what, verify) => {
@@ -96,15 +99,22 @@ for (const adapter of ADAPTERS) {
     it('headers already sent while an asynchronous verifier answers: no escaped error, the server keeps serving', async () => {
       let first = true;
       const verifier = createVerifier({ publishers: ['example.com'] });
-      const slow = { verify: (origin: string | null | undefined, context?: VerifyContext) => new Promise<Verdict>((resolve) => setTimeout(() => resolve(verifier.verify(origin, context)), 10)) };
-      const api = await start(adapter, { verifier: slow }, {
-        before: (res) => {
-          if (!first) return;
-          first = false;
-          res.writeHead(202, { 'Content-Type': 'text/plain' });
-          res.end('early');
+      const slow = {
+        verify: (origin: string | null | undefined, context?: VerifyContext) =>
+          new Promise<Verdict>((resolve) => setTimeout(() => resolve(verifier.verify(origin, context)), 10)),
+      };
+      const api = await start(
+        adapter,
+        { verifier: slow },
+        {
+          before: (res) => {
+            if (!first) return;
+            first = false;
+            res.writeHead(202, { 'Content-Type': 'text/plain' });
+            res.end('early');
+          },
         },
-      });
+      );
       const early = await request(api.url).post('/api').set('Origin', CACHE_ORIGIN);
       expect([early.status, early.text, early.headers['access-control-allow-origin']]).toEqual([202, 'early', undefined]);
       // Long enough for the late verdict to be applied to the finished response (it used to escape as an unhandled rejection).
@@ -138,7 +148,10 @@ for (const adapter of ADAPTERS) {
       ['Origin', `Origin: ${CACHE_ORIGIN}\r${INJECTED}\r\n`],
       ['Origin (bare LF)', `Origin: ${CACHE_ORIGIN}\n${INJECTED}\r\n`],
       ['Origin (encoded)', `Origin: ${CACHE_ORIGIN}%0d%0a${INJECTED}\r\n`],
-      ['Access-Control-Request-Headers', `Origin: ${CACHE_ORIGIN}\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r${INJECTED}\r\n`],
+      [
+        'Access-Control-Request-Headers',
+        `Origin: ${CACHE_ORIGIN}\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r${INJECTED}\r\n`,
+      ],
       ['Access-Control-Request-Method', `Origin: ${CACHE_ORIGIN}\r\nAccess-Control-Request-Method: POST\r${INJECTED}\r\n`],
       ['AMP-Same-Origin', `AMP-Same-Origin: true\r${INJECTED}\r\n`],
       ['AMP-Email-Sender', `Origin: ${CACHE_ORIGIN}\r\nAMP-Email-Sender: news@example.com\r${INJECTED}\r\n`],
@@ -180,7 +193,13 @@ for (const adapter of ADAPTERS) {
 // ---------------------------------------------------------------------------
 // Issue #14 item 8: all or nothing.
 
-const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-expose-headers', 'access-control-allow-methods', 'amp-access-control-allow-source-origin'];
+const CORS_HEADERS = [
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
+  'access-control-allow-methods',
+  'amp-access-control-allow-source-origin',
+];
 
 function expectNoCorsHeaders(headers: Record<string, string | undefined>, what: string): void {
   for (const name of CORS_HEADERS) expect(headers[name], `${what}: ${name}`).toBeUndefined();
@@ -214,7 +233,13 @@ for (const adapter of ADAPTERS) {
       // The attacker chooses the query; a naive verifier trusts it as the source origin.
       const verifier = {
         verify: (origin: string | null | undefined, context?: { sourceOrigin?: string | null }): Verdict =>
-          ({ allowed: true, origin: origin ?? null, via: 'publisher', reason: 'publisher-origin', ...(context?.sourceOrigin ? { sourceOrigin: context.sourceOrigin } : {}) }) as Verdict,
+          ({
+            allowed: true,
+            origin: origin ?? null,
+            via: 'publisher',
+            reason: 'publisher-origin',
+            ...(context?.sourceOrigin ? { sourceOrigin: context.sourceOrigin } : {}),
+          }) as Verdict,
       };
       const api = await start(adapter, { verifier });
       const res = await request(api.url)
@@ -279,7 +304,12 @@ function dropIn(origin: unknown, extra: Record<string, unknown> = {}): AdapterOp
 /** What an attacker page at `origin` can read: ACAO naming it with credentials is the hole. */
 async function attackerReads(api: ApiServer, origin = EVIL, path = '/api'): Promise<{ status: number; acao?: string; credentials?: string; source?: string }> {
   const res = await request(api.url).get(path).set('Origin', origin);
-  return { status: res.status, acao: res.headers['access-control-allow-origin'], credentials: res.headers['access-control-allow-credentials'], source: res.headers['amp-access-control-allow-source-origin'] };
+  return {
+    status: res.status,
+    acao: res.headers['access-control-allow-origin'],
+    credentials: res.headers['access-control-allow-credentials'],
+    source: res.headers['amp-access-control-allow-source-origin'],
+  };
 }
 
 const EXPRESS_SYNC_REFLECTORS: ReadonlyArray<readonly [string, unknown]> = [
@@ -292,7 +322,10 @@ const EXPRESS_SYNC_REFLECTORS: ReadonlyArray<readonly [string, unknown]> = [
   ['(o, cb) => cb(null, o)', ((o, cb) => cb(null, o)) satisfies OriginCallback],
   ["(o, cb) => cb(null, '*')", ((_o, cb) => cb(null, '*')) satisfies OriginCallback],
   ['(o, cb) => cb(null, /.*/)', ((_o, cb) => cb(null, /.*/)) satisfies OriginCallback],
-  ['async (o, cb) => cb(null, true)', (async (_o: string | undefined, cb: (e: Error | null, a?: boolean) => void) => cb(null, true)) as unknown as OriginCallback],
+  [
+    'async (o, cb) => cb(null, true)',
+    (async (_o: string | undefined, cb: (e: Error | null, a?: boolean) => void) => cb(null, true)) as unknown as OriginCallback,
+  ],
 ];
 const KOA_SYNC_REFLECTORS: ReadonlyArray<readonly [string, KoaOriginFunction]> = [
   ["(ctx) => ctx.get('Origin')", (ctx) => (ctx as unknown as Koa.Context).get('Origin')],
@@ -362,7 +395,7 @@ for (const adapter of DROP_IN) {
       expect(api.handlerRuns).toBe(2);
     });
 
-    it("an answer about the Origin never vouches for a different __amp_source_origin", async () => {
+    it('an answer about the Origin never vouches for a different __amp_source_origin', async () => {
       // `true` (Express) and '*' (Koa) answer for the Origin asked about, not for every origin.
       const origin = isExpress(adapter)
         ? (((o, cb) => cb(null, o === A)) satisfies OriginCallback)
@@ -379,7 +412,9 @@ for (const adapter of DROP_IN) {
           [A, A],
           [EVIL, undefined],
         ] as const) {
-          const res = await request(api.url).get(`/api?__amp_source_origin=${encodeURIComponent(source)}`).set('AMP-Same-Origin', 'true');
+          const res = await request(api.url)
+            .get(`/api?__amp_source_origin=${encodeURIComponent(source)}`)
+            .set('AMP-Same-Origin', 'true');
           expect([res.headers['amp-access-control-allow-source-origin'], res.headers['access-control-allow-origin']], source).toEqual([want, undefined]);
         }
       }

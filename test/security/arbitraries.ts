@@ -7,12 +7,38 @@ import fc from 'fast-check';
 
 const LETTERS = 'abcxn0-'.split('');
 /** Non-ASCII characters an attacker likes: homographs, full-width forms, invisible characters, dots that IDNA maps to `.`. */
-export const TRICKY_CHARS = ['а', 'е', 'о', 'ä', 'é', 'ｅ', 'ａ', '０', '．', '。', '｡', '\u00ad', '\u200b', '\u200c', '\u200d', '\ufeff', 'ß', 'ς', 'İ', 'ı', 'ש', '⚡'];
+export const TRICKY_CHARS = [
+  'а',
+  'е',
+  'о',
+  'ä',
+  'é',
+  'ｅ',
+  'ａ',
+  '０',
+  '．',
+  '。',
+  '｡',
+  '\u00ad',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\ufeff',
+  'ß',
+  'ς',
+  'İ',
+  'ı',
+  'ש',
+  '⚡',
+];
 const TLDS = ['com', 'org', 'net', 'de', 'co.uk', 'io', 'xn--p1ai', 'example'];
 
 /** A short label over a tiny alphabet, so that hyphen patterns and collisions are frequent. */
 const label = fc
-  .array(fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...LETTERS) }, { weight: 1, arbitrary: fc.constantFrom(...TRICKY_CHARS) }), { minLength: 1, maxLength: 8 })
+  .array(fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...LETTERS) }, { weight: 1, arbitrary: fc.constantFrom(...TRICKY_CHARS) }), {
+    minLength: 1,
+    maxLength: 8,
+  })
   .map((chars) => chars.join(''));
 const longLabel = fc.integer({ min: 30, max: 63 }).map((n) => 'ab'.repeat(32).slice(0, n));
 
@@ -60,8 +86,45 @@ export function lookAlike(base: string): fc.Arbitrary<string | undefined> {
 
 /** Fragments of origins, for strings that are nearly valid `Origin` headers. */
 export const ORIGIN_PARTS = [
-  'https://', 'http://', 'HTTPS://', '//', ':', ':443', ':80', ':8443', '.', '..', '-', '--', '0-', '-0', 'xn--', '@', '/', '?', '#', ',', ' ', '\t', '\r\n', '\u0000',
-  'null', 'example', 'example-com', 'com', 'cdn.ampproject.org', 'www.bing-amp.com', 'bing-amp.com', 'ampproject.org', '[', ']', '::1', '127.0.0.1', '0x7f', '%2e', '\\',
+  'https://',
+  'http://',
+  'HTTPS://',
+  '//',
+  ':',
+  ':443',
+  ':80',
+  ':8443',
+  '.',
+  '..',
+  '-',
+  '--',
+  '0-',
+  '-0',
+  'xn--',
+  '@',
+  '/',
+  '?',
+  '#',
+  ',',
+  ' ',
+  '\t',
+  '\r\n',
+  '\u0000',
+  'null',
+  'example',
+  'example-com',
+  'com',
+  'cdn.ampproject.org',
+  'www.bing-amp.com',
+  'bing-amp.com',
+  'ampproject.org',
+  '[',
+  ']',
+  '::1',
+  '127.0.0.1',
+  '0x7f',
+  '%2e',
+  '\\',
   ...TRICKY_CHARS,
 ];
 

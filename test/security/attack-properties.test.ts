@@ -33,7 +33,15 @@ const ALL_CACHES = [...CACHES, TEST_CACHE];
 function everyPrefix(d: string): string[] {
   const unicode = unicodeDomain(d);
   return [
-    ...new Set([...prefixForms(d).map((f) => f.prefix), toolboxPrefix(d), toolboxPrefix(unicode), amppackagerPrefix(d), fallbackPrefix(d), fallbackPrefix(unicode), fallbackPrefix(`${d}.`)]),
+    ...new Set([
+      ...prefixForms(d).map((f) => f.prefix),
+      toolboxPrefix(d),
+      toolboxPrefix(unicode),
+      amppackagerPrefix(d),
+      fallbackPrefix(d),
+      fallbackPrefix(unicode),
+      fallbackPrefix(`${d}.`),
+    ]),
   ];
 }
 
@@ -140,18 +148,26 @@ describe('no origin of a domain outside the allowed set is allowed', () => {
 
   it('__amp_source_origin never turns a denial into an allow', () => {
     fc.assert(
-      fc.property(allowedSet, domain, fc.oneof(anyString, domain.map((d) => `https://${d}`)), ([exact, wildcard], other, source) => {
-        const s = setup(exact, wildcard);
-        fc.pre(s !== undefined && !covered(s, other));
-        if (!s) return;
-        for (const prefix of everyPrefix(other)) {
-          const origin = `https://${prefix}.cdn.ampproject.org`;
-          const plain = s.verifier.verify(origin);
-          const withSource = s.verifier.verify(origin, { sourceOrigin: source, ampSameOrigin: 'true' });
-          if (!plain.allowed) expect(withSource.allowed).toBe(false);
-        }
-        expect(s.verifier.verify(`https://${other}`, { sourceOrigin: `https://${other}` }).allowed).toBe(false);
-      }),
+      fc.property(
+        allowedSet,
+        domain,
+        fc.oneof(
+          anyString,
+          domain.map((d) => `https://${d}`),
+        ),
+        ([exact, wildcard], other, source) => {
+          const s = setup(exact, wildcard);
+          fc.pre(s !== undefined && !covered(s, other));
+          if (!s) return;
+          for (const prefix of everyPrefix(other)) {
+            const origin = `https://${prefix}.cdn.ampproject.org`;
+            const plain = s.verifier.verify(origin);
+            const withSource = s.verifier.verify(origin, { sourceOrigin: source, ampSameOrigin: 'true' });
+            if (!plain.allowed) expect(withSource.allowed).toBe(false);
+          }
+          expect(s.verifier.verify(`https://${other}`, { sourceOrigin: `https://${other}` }).allowed).toBe(false);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -173,7 +189,19 @@ describe('verify never throws', () => {
   });
 
   it('on values that are not strings at all', () => {
-    const values: unknown[] = [undefined, null, 0, 1n, {}, [], ['https://example.com'], Symbol('x'), () => 'https://example.com', new String('https://example.com'), NaN];
+    const values: unknown[] = [
+      undefined,
+      null,
+      0,
+      1n,
+      {},
+      [],
+      ['https://example.com'],
+      Symbol('x'),
+      () => 'https://example.com',
+      new String('https://example.com'),
+      NaN,
+    ];
     for (const value of values) {
       const verdict = verifier.verify(value as string, value as never);
       expect(verdict.allowed).toBe(false);
@@ -190,14 +218,21 @@ describe('no form another domain can claim (SPEC §6)', () => {
   it('*.example.org does not trust the plain xn-shop.example.org.fun (toolbox leaves its xn-- unwrapped)', () => {
     const verifier = createVerifier({ publishers: ['*.example.org'] });
     expect(toolboxPrefix('xn-shop.example.org.fun')).toBe('xn--shop-example-org-fun');
-    expect(verifier.verify(origin('xn--shop-example-org-fun'))).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'xn-shop.example.org.fun' });
+    expect(verifier.verify(origin('xn--shop-example-org-fun'))).toMatchObject({
+      allowed: false,
+      reason: 'unknown-publisher',
+      publisherDomain: 'xn-shop.example.org.fun',
+    });
     // The wildcard's own readable origins still work.
     expect(verifier.verify(origin('shop-example-org')).allowed).toBe(true);
   });
   it('an exact xn-musik.de.pub does not trust musikŗ.de, nor the reverse', () => {
     const twin = canonicalDomain('musikŗ.de');
     expect(toolboxPrefix('xn-musik.de.pub')).toBe(domainPrefixOf(twin));
-    for (const [trusted, other] of [['xn-musik.de.pub', twin], [twin, 'xn-musik.de.pub']] as const) {
+    for (const [trusted, other] of [
+      ['xn-musik.de.pub', twin],
+      [twin, 'xn-musik.de.pub'],
+    ] as const) {
       const verifier = createVerifier({ publishers: [trusted] });
       for (const { prefix } of allPrefixForms(other)) expect(verifier.verify(origin(prefix)).allowed, `${trusted} vs ${other}: ${prefix}`).toBe(false);
     }
@@ -206,28 +241,37 @@ describe('no form another domain can claim (SPEC §6)', () => {
     const verifier = createVerifier({ publishers: ['bücher.de'] });
     expect(verifier.verify(origin('xn--bcher-de-65a'))).toMatchObject({ allowed: true, publisherDomain: 'xn--bcher-kva.de', prefixForm: 'spec' });
   });
-  it('www.ab--cd.example.com: amppackager\'s hash is allowed', () => {
+  it("www.ab--cd.example.com: amppackager's hash is allowed", () => {
     const verifier = createVerifier({ publishers: ['www.ab--cd.example.com'] });
     expect(amppackagerPrefix('www.ab--cd.example.com')).toBe(fallbackPrefix('www.ab--cd.example.com'));
     expect(verifier.verify(origin(fallbackPrefix('www.ab--cd.example.com')))).toMatchObject({ allowed: true, reason: 'cache-origin-hashed' });
     // Its readable prefix is also the guide's prefix of www.ab.-.cd.example.com (a browser host: edge hyphens are allowed).
-    expect(verifier.verify(origin('www-ab----cd-example-com'))).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'www.ab.-.cd.example.com' });
+    expect(verifier.verify(origin('www-ab----cd-example-com'))).toMatchObject({
+      allowed: false,
+      reason: 'unknown-publisher',
+      publisherDomain: 'www.ab.-.cd.example.com',
+    });
     expect(createVerifier({ publishers: ['*.example.com'] }).verify(origin('www-ab----cd-example-com')).allowed).toBe(true);
   });
-  it('я-дома.рф: amppackager\'s byte-position wrap is computed, and denied: Go gives it to another domain too', () => {
+  it("я-дома.рф: amppackager's byte-position wrap is computed, and denied: Go gives it to another domain too", () => {
     const verifier = createVerifier({ publishers: ['я-дома.рф'] });
     expect(amppackagerPrefix(canonicalDomain('я-дома.рф'))).toBe('xn--0-----0-5fg9azfva1a6czi');
     // Go decodes the joined label xn--0-<…>-0-jckzi of xn-0.<…>.рф.0.jckzi leniently (non-ASCII kept in the basic part) into the same label.
     expect(amppackagerPrefix('xn-0.xn----8sb5byd.xn--p1ai.0.jckzi')).toBe('xn--0-----0-5fg9azfva1a6czi');
-    expect(verifier.verify(origin('xn--0-----0-5fg9azfva1a6czi'))).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'xn-0.xn----8sb5byd.xn--p1ai.0.jckzi' });
-    for (const { prefix } of allPrefixForms(canonicalDomain('я-дома.рф')).filter((f) => !f.prefix.includes('-'))) expect(verifier.verify(origin(prefix)).allowed).toBe(true);
+    expect(verifier.verify(origin('xn--0-----0-5fg9azfva1a6czi'))).toMatchObject({
+      allowed: false,
+      reason: 'unknown-publisher',
+      publisherDomain: 'xn-0.xn----8sb5byd.xn--p1ai.0.jckzi',
+    });
+    for (const { prefix } of allPrefixForms(canonicalDomain('я-дома.рф')).filter((f) => !f.prefix.includes('-')))
+      expect(verifier.verify(origin(prefix)).allowed).toBe(true);
   });
   it.each([
     // A first label of non-ASCII letters only: its readable prefix starts xn--- and toolbox gives xn-.<rest>.<tail> the same string.
     ['ன.com', 'xn---com-fxl', 'xn-.com.fxl'],
     ['xn--0zd.org', 'xn---org-zxs', 'xn-.org.zxs'],
     ['xn--obb.org.fun', 'xn---org-fun-vmj', 'xn-.org.fun.vmj'],
-  ])('%s: the readable %s is also %s\'s (an edge-hyphen label): denied, the hashes allowed', (domain, prefix, twin) => {
+  ])("%s: the readable %s is also %s's (an edge-hyphen label): denied, the hashes allowed", (domain, prefix, twin) => {
     const verifier = createVerifier({ publishers: [domain] });
     expect(domainPrefixOf(canonicalDomain(domain))).toBe(prefix);
     expect(toolboxPrefix(twin)).toBe(prefix);
@@ -250,7 +294,8 @@ describe('no form another domain can claim (SPEC §6)', () => {
     const verifier = createAsyncVerifier({
       source: { publisherOfPrefix: async (prefix) => owner[prefix], hasPublisher: async (d) => Object.values(owner).includes(d) },
     });
-    for (const prefix of ['xn---com-fxl', 'xn--0-----0-5fg9azfva1a6czi']) expect(await verifier.verify(origin(prefix)), prefix).toMatchObject({ allowed: false });
+    for (const prefix of ['xn---com-fxl', 'xn--0-----0-5fg9azfva1a6czi'])
+      expect(await verifier.verify(origin(prefix)), prefix).toMatchObject({ allowed: false });
     for (const { prefix } of hashes) expect(await verifier.verify(origin(prefix)), prefix).toMatchObject({ allowed: true });
   });
   it('j-ş.de: every readable form is claimed by another domain (edge-hyphen or Go-lenient twins); the hashes are allowed', () => {
@@ -367,7 +412,9 @@ describe('collision search across every accepted algorithm (SPEC §6)', () => {
         }
         const [a, ...others] = domains as [string, ...string[]];
         const forA = createVerifier({ publishers: [a] });
-        for (const b of others) for (const { prefix } of allPrefixForms(b)) if (!allPrefixForms(a).some((f) => f.prefix === prefix)) expect(forA.verify(origin(prefix)).allowed).toBe(false);
+        for (const b of others)
+          for (const { prefix } of allPrefixForms(b))
+            if (!allPrefixForms(a).some((f) => f.prefix === prefix)) expect(forA.verify(origin(prefix)).allowed).toBe(false);
       }),
       { numRuns: 800, seed: 14 },
     );
@@ -386,7 +433,11 @@ describe('collision search across every accepted algorithm (SPEC §6)', () => {
         for (const { prefix } of allPrefixForms(b)) {
           if (verifier.verify(origin(prefix)).allowed) {
             expect(under(b) || twinsOf(prefix).every(under), `${prefix} of ${b} allowed by *.${base}`).toBe(true);
-            expect(twinsOf(prefix).filter((d) => allPrefixForms(d).some((f) => f.prefix === prefix)).every(under)).toBe(true);
+            expect(
+              twinsOf(prefix)
+                .filter((d) => allPrefixForms(d).some((f) => f.prefix === prefix))
+                .every(under),
+            ).toBe(true);
           }
         }
       }),
@@ -409,8 +460,15 @@ describe('prefixClaimants is complete and sound on an exhaustive universe', () =
           if (host === undefined) continue;
           for (const { prefix } of allPrefixForms(host).filter((f) => f.prefix.includes('-'))) {
             const claimants = prefixClaimants(prefix);
-            expect(claimants.map((c) => c.publisherDomain), prefix).toContain(host);
-            for (const { publisherDomain } of claimants) expect(allPrefixForms(publisherDomain).map((f) => f.prefix), `${prefix} of ${publisherDomain}`).toContain(prefix);
+            expect(
+              claimants.map((c) => c.publisherDomain),
+              prefix,
+            ).toContain(host);
+            for (const { publisherDomain } of claimants)
+              expect(
+                allPrefixForms(publisherDomain).map((f) => f.prefix),
+                `${prefix} of ${publisherDomain}`,
+              ).toContain(prefix);
             if (claimants.length > 1) collisions++;
           }
         }

@@ -139,7 +139,16 @@ describe('caches.json refresh faults', () => {
   });
 
   it('a user-supplied list with a hostile entry is refused at construction, not silently used', () => {
-    for (const cacheDomain of ['com', '', 'github.io', 'co.uk', 'CDN.AMPPROJECT.ORG', 'cdn.ampproject.org.', '*.ampproject.org', 'https://cdn.ampproject.org']) {
+    for (const cacheDomain of [
+      'com',
+      '',
+      'github.io',
+      'co.uk',
+      'CDN.AMPPROJECT.ORG',
+      'cdn.ampproject.org.',
+      '*.ampproject.org',
+      'https://cdn.ampproject.org',
+    ]) {
       expect(() => createVerifier({ publishers: ['example.com'], caches: [entry(cacheDomain) as AmpCache] }), cacheDomain).toThrowError(
         expect.objectContaining({ code: 'invalid-cache' }),
       );
@@ -185,7 +194,8 @@ describe('hostile registry bodies are bounded in time and memory (issue 14 items
   const bomb = Buffer.concat([gzipSync(Buffer.from('{"caches":[')), ...Array.from({ length: 100 }, () => member)]);
   const good = JSON.stringify(GOOD);
   // As many short valid entries as fit under the byte cap: they all reach validation.
-  const shortEntries = (count: number) => Array.from({ length: count }, (_, i) => ({ id: i.toString(36), name: '', cacheDomain: `${i.toString(36)}.ampproject.org` }));
+  const shortEntries = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ id: i.toString(36), name: '', cacheDomain: `${i.toString(36)}.ampproject.org` }));
   const underCap = (() => {
     let count = 100;
     while (JSON.stringify({ caches: shortEntries(count + 100) }).length <= MAX_CACHES_JSON_BYTES) count += 100;
@@ -277,10 +287,14 @@ describe('hostile registry bodies are bounded in time and memory (issue 14 items
   it('over a thousand valid entries within the byte cap are refused by count, within the timeout', async () => {
     const count = (JSON.parse(underCap) as { caches: unknown[] }).caches.length;
     expect(count).toBeGreaterThanOrEqual(1000);
-    expect(expectBounded(await hostileRefresh('/under-cap'))).toBe(`caches has ${count} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`);
+    expect(expectBounded(await hostileRefresh('/under-cap'))).toBe(
+      `caches has ${count} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`,
+    );
   });
   it(`more than ${MAX_CACHES} entries in a small body are refused, ${MAX_CACHES} are accepted`, async () => {
-    expect(expectBounded(await hostileRefresh('/over-max'))).toBe(`caches has ${MAX_CACHES + 1} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`);
+    expect(expectBounded(await hostileRefresh('/over-max'))).toBe(
+      `caches has ${MAX_CACHES + 1} entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`,
+    );
     const { result } = await hostileRefresh('/max');
     expect(result.ok).toBe(true);
     expect(result.caches).toHaveLength(MAX_CACHES);
@@ -294,7 +308,11 @@ describe('hostile registry bodies are bounded in time and memory (issue 14 items
       }
       return undefined;
     });
-    expect(error).toMatchObject({ name: 'AmpCorsError', code: 'invalid-cache', message: `caches has 8000 entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)` });
+    expect(error).toMatchObject({
+      name: 'AmpCorsError',
+      code: 'invalid-cache',
+      message: `caches has 8000 entries; at most ${MAX_CACHES} are accepted (the AMP registry lists 2)`,
+    });
     expect(ms).toBeLessThan(MARGIN);
   });
   it('a gzip bomb (1.6 MB → 1.6 GB) is cut off at the cap: no memory growth, no wait for the timeout', async () => {
@@ -319,7 +337,9 @@ describe('hostile registry bodies are bounded in time and memory (issue 14 items
   });
   it('a Content-Length over the cap is refused before reading', async () => {
     const measuredRefresh = await hostileRefresh('/content-length');
-    expect(expectBounded(measuredRefresh)).toBe(`caches.json is larger than ${MAX_CACHES_JSON_BYTES} bytes (Content-Length ${10 * 2 ** 20}); the AMP registry is under 1 kB`);
+    expect(expectBounded(measuredRefresh)).toBe(
+      `caches.json is larger than ${MAX_CACHES_JSON_BYTES} bytes (Content-Length ${10 * 2 ** 20}); the AMP registry is under 1 kB`,
+    );
     expect(measuredRefresh.ms).toBeLessThan(TIMEOUT);
   });
   it('a slow drip (a byte every 5 ms, forever) times out on time, and the connection is closed', async () => {
@@ -328,7 +348,10 @@ describe('hostile registry bodies are bounded in time and memory (issue 14 items
     expect(expectBounded(measuredRefresh)).toBe(`caches.json fetch timed out after ${TIMEOUT} ms`);
     expect(measuredRefresh.ms).toBeGreaterThanOrEqual(TIMEOUT - 5);
     // The download is aborted, not left dripping in the background.
-    const closedAt = await Promise.race([closed['/drip'] ?? Promise.resolve(Infinity), new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), MARGIN))]);
+    const closedAt = await Promise.race([
+      closed['/drip'] ?? Promise.resolve(Infinity),
+      new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), MARGIN)),
+    ]);
     expect(closedAt - finished).toBeLessThan(MARGIN);
   });
 });

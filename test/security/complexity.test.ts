@@ -97,7 +97,7 @@ function costRatio(run: (input: string) => unknown, benign: string, hostile: str
     consume(run(benign));
     consume(run(hostile));
   }
-  for (let count = 1; ; ) {
+  for (let count = 1; ;) {
     const benignTimes: number[] = [];
     const hostileTimes: number[] = [];
     for (let i = 0; i < BATCHES; i++) {
@@ -128,7 +128,16 @@ describe('complexity: each request-path parser, 256 kB hostile vs benign (ratio 
   it('sourceOriginOfUrl: any query shape', () => {
     const benign = fill('/api/items?q=', 'a', SIZE, '&__amp_source_origin=https%3A%2F%2Fexample.com');
     // Pairs without "=" (searched to the end), long names (searched back to the start), repeated parameters, bad escapes.
-    const examples = ['a&', '&', `${'a'.repeat(20)}=&`, `${'a'.repeat(25)}%=1&`, '__amp_source_origin=x&', '__amp_source_origin=%FF&', '%5F_amp_source_origin=x&', '='];
+    const examples = [
+      'a&',
+      '&',
+      `${'a'.repeat(20)}=&`,
+      `${'a'.repeat(25)}%=1&`,
+      '__amp_source_origin=x&',
+      '__amp_source_origin=%FF&',
+      '%5F_amp_source_origin=x&',
+      '=',
+    ];
     linear(sourceOriginOfUrl, benign, (unit) => fill('/api/items?', unit, SIZE), examples);
     linear(sourceOriginOfUrl, benign, (unit) => fill('/api/items?__amp_source_origin=', unit, SIZE), ['%', '%41', '+', '%E2%9C']);
   });
@@ -145,7 +154,8 @@ describe('complexity: each request-path parser, 256 kB hostile vs benign (ratio 
   it('the AMP-Email-Sender check', () => {
     const options = normalizeCorsOptions({ email: { senders: ['news@example.com'] } });
     const verdict: Verdict = { allowed: false, origin: 'https://mail.google.com', reason: 'unknown-origin', detail: '' };
-    const check = (sender: string) => planCors({ method: 'POST', origin: 'https://mail.google.com', emailSender: sender } satisfies CorsRequest, verdict, options).kind;
+    const check = (sender: string) =>
+      planCors({ method: 'POST', origin: 'https://mail.google.com', emailSender: sender } satisfies CorsRequest, verdict, options).kind;
     linear(check, fill('', 'a', SIZE, '@example.com'), (unit) => fill('news', unit, SIZE), ['@', '.', 'K', '\u212a']);
   });
   it("the verifier's verify on a hostile Origin", () => {
@@ -181,7 +191,8 @@ describe('complexity: at each length cap, hostile vs a valid input (ratio ≤ 10
   it('the AMP-Email-Sender check at 320 characters', () => {
     const options = normalizeCorsOptions({ email: { senders: ['news@example.com'] } });
     const verdict: Verdict = { allowed: false, origin: 'https://mail.google.com', reason: 'unknown-origin', detail: '' };
-    const check = (sender: string) => planCors({ method: 'POST', origin: 'https://mail.google.com', emailSender: sender } satisfies CorsRequest, verdict, options).kind;
+    const check = (sender: string) =>
+      planCors({ method: 'POST', origin: 'https://mail.google.com', emailSender: sender } satisfies CorsRequest, verdict, options).kind;
     const benign = fill('', 'a', 320, '@example.com');
     linear(check, benign, (unit) => fill('a', unit, 320), ['@', '.', '!', 'a@']);
   });

@@ -67,7 +67,13 @@ interface Adapter {
 
 const viaSupertest = async (app: Parameters<typeof request>[0], seen: { reason: string | null }): Promise<Seen> => {
   const res = await request(app).post('/api').set('Origin', EVIL).set('Cookie', 'session=victim').set('Sec-Fetch-Site', 'cross-site');
-  return { status: res.status, acao: res.headers['access-control-allow-origin'], acac: res.headers['access-control-allow-credentials'], vary: res.headers.vary ?? '', reason: seen.reason };
+  return {
+    status: res.status,
+    acao: res.headers['access-control-allow-origin'],
+    acac: res.headers['access-control-allow-credentials'],
+    vary: res.headers.vary ?? '',
+    reason: seen.reason,
+  };
 };
 
 const ADAPTERS: readonly Adapter[] = [
@@ -119,8 +125,16 @@ const ADAPTERS: readonly Adapter[] = [
       }, options as never);
       return async () => {
         seen.reason = null;
-        const res = await handler(new Request('https://api.example.net/api', { method: 'POST', headers: { Origin: EVIL, Cookie: 'session=victim', 'Sec-Fetch-Site': 'cross-site' } }));
-        return { status: res.status, acao: res.headers.get('access-control-allow-origin') ?? undefined, acac: res.headers.get('access-control-allow-credentials') ?? undefined, vary: res.headers.get('vary') ?? '', reason: seen.reason };
+        const res = await handler(
+          new Request('https://api.example.net/api', { method: 'POST', headers: { Origin: EVIL, Cookie: 'session=victim', 'Sec-Fetch-Site': 'cross-site' } }),
+        );
+        return {
+          status: res.status,
+          acao: res.headers.get('access-control-allow-origin') ?? undefined,
+          acac: res.headers.get('access-control-allow-credentials') ?? undefined,
+          vary: res.headers.get('vary') ?? '',
+          reason: seen.reason,
+        };
       };
     },
   },
@@ -197,8 +211,21 @@ const value = fc.oneof(
   ),
   fc.string({ maxLength: 8 }),
 );
-const key = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ALL_KEYS) }, { weight: 2, arbitrary: fc.constantFrom(...TYPOS) }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) });
-const BASES: readonly unknown[] = [undefined, {}, { publishers: ['example.com'] }, { origins: ['https://partner.example'] }, { verifier: honestVerifier }, { origin: 'https://partner.example' }, { origin: true, credentials: false }, { origin: reflectAll, credentials: false }];
+const key = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...ALL_KEYS) },
+  { weight: 2, arbitrary: fc.constantFrom(...TYPOS) },
+  { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) },
+);
+const BASES: readonly unknown[] = [
+  undefined,
+  {},
+  { publishers: ['example.com'] },
+  { origins: ['https://partner.example'] },
+  { verifier: honestVerifier },
+  { origin: 'https://partner.example' },
+  { origin: true, credentials: false },
+  { origin: reflectAll, credentials: false },
+];
 const options = fc.oneof(
   fc.constantFrom(...BASES),
   fc.tuple(fc.constantFrom(...BASES), fc.dictionary(key, value, { maxKeys: 3 })).map(([base, extra]) => ({ ...(base as object), ...extra })),
@@ -298,7 +325,9 @@ describe('configuration errors that teach', () => {
     expect(messageOf(() => build({ publishers: ['localhost'] }))).toMatch(/origins: \["http:\/\/localhost:3000"\]/);
   });
   it("fetch: hono's names point to ampcors's, and withAmpCors(h, undefined) is an AmpCorsError", () => {
-    expect(messageOf(() => withAmpCors(() => new Response('x'), { publishers: ['example.com'], allowMethods: ['GET'] } as never))).toMatch(/did you mean `methods`\?/);
+    expect(messageOf(() => withAmpCors(() => new Response('x'), { publishers: ['example.com'], allowMethods: ['GET'] } as never))).toMatch(
+      /did you mean `methods`\?/,
+    );
     expect(messageOf(() => withAmpCors(() => new Response('x'), undefined as never))).toMatch(/needs options/);
     expect(messageOf(() => withAmpCors(undefined as never, { publishers: ['example.com'] }))).toMatch(/handler function/);
   });

@@ -37,57 +37,62 @@ for (const adapter of ADAPTERS) {
     });
     afterAll(() => api.close());
 
-    it.each(CORPUS.map((entry, index) => [index, entry.origin === null ? 'no Origin' : JSON.stringify(entry.origin.slice(0, 70)), entry] as const))('#%i %s', async (_index, _shown, entry) => {
-      const before = api.handlerRuns;
-      if (entry.origin !== null && NOT_SENDABLE.test(entry.origin)) {
-        const response = await rawRequest(api.url, pathOf(entry), [Buffer.concat([Buffer.from('Origin: '), Buffer.from(entry.origin, 'utf8'), Buffer.from('\r\n')])]);
-        // Whatever HTTP framing made of the bytes, nothing denied is echoed and nothing is injected.
-        expect(response.headers['set-cookie']).toBeUndefined();
-        const echoed = response.headers['access-control-allow-origin'];
-        if (echoed !== undefined) {
-          expect(verifier.verify(echoed).allowed).toBe(true);
-          expect(entry.origin.startsWith(echoed)).toBe(true);
-        } else if (response.status !== 400) {
+    it.each(CORPUS.map((entry, index) => [index, entry.origin === null ? 'no Origin' : JSON.stringify(entry.origin.slice(0, 70)), entry] as const))(
+      '#%i %s',
+      async (_index, _shown, entry) => {
+        const before = api.handlerRuns;
+        if (entry.origin !== null && NOT_SENDABLE.test(entry.origin)) {
+          const response = await rawRequest(api.url, pathOf(entry), [
+            Buffer.concat([Buffer.from('Origin: '), Buffer.from(entry.origin, 'utf8'), Buffer.from('\r\n')]),
+          ]);
+          // Whatever HTTP framing made of the bytes, nothing denied is echoed and nothing is injected.
+          expect(response.headers['set-cookie']).toBeUndefined();
+          const echoed = response.headers['access-control-allow-origin'];
+          if (echoed !== undefined) {
+            expect(verifier.verify(echoed).allowed).toBe(true);
+            expect(entry.origin.startsWith(echoed)).toBe(true);
+          } else if (response.status !== 400) {
+            expect(api.handlerRuns).toBe(before);
+          }
+          if (!/[\r\n]/.test(entry.origin)) expect(echoed).toBeUndefined();
+          return;
+        }
+        const seen = entry.origin === null ? null : entry.origin.replace(/^[\t ]+|[\t ]+$/g, '');
+        const pending = request(api.url).post(pathOf(entry));
+        if (entry.origin !== null) pending.set('Origin', entry.origin);
+        if (typeof entry.context?.ampSameOrigin === 'string') pending.set('AMP-Same-Origin', entry.context.ampSameOrigin);
+        const res = await pending;
+        const acao = res.headers['access-control-allow-origin'];
+        if (entry.origin !== null && entry.origin.length > MAX_NODE_HEADER) {
+          expect(res.status).toBe(431);
+          expect(acao).toBeUndefined();
+          expect(api.handlerRuns).toBe(before);
+          return;
+        }
+        const want = expected(entry, seen);
+        if (want.allowed) {
+          expect(res.status).toBe(200);
+          expect(res.headers['x-verdict']).toBe(want.reason);
+          expect(api.handlerRuns).toBe(before + 1);
+          if (seen === null || seen === '') {
+            expect(acao).toBeUndefined();
+          } else {
+            expect(acao).toBe(seen);
+            expect(res.headers['access-control-allow-credentials']).toBe('true');
+            expect(String(res.headers.vary).toLowerCase()).toContain('origin');
+          }
+        } else if (want.reason === 'missing') {
+          // Outside CORS: no Origin, so the handler runs, but no CORS header is sent.
+          expect(acao).toBeUndefined();
+          expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+        } else {
+          expect(res.status).toBe(403);
+          expect(res.text).toContain(`(${want.reason})`);
+          expect(acao).toBeUndefined();
+          expect(res.headers['access-control-allow-credentials']).toBeUndefined();
           expect(api.handlerRuns).toBe(before);
         }
-        if (!/[\r\n]/.test(entry.origin)) expect(echoed).toBeUndefined();
-        return;
-      }
-      const seen = entry.origin === null ? null : entry.origin.replace(/^[\t ]+|[\t ]+$/g, '');
-      const pending = request(api.url).post(pathOf(entry));
-      if (entry.origin !== null) pending.set('Origin', entry.origin);
-      if (typeof entry.context?.ampSameOrigin === 'string') pending.set('AMP-Same-Origin', entry.context.ampSameOrigin);
-      const res = await pending;
-      const acao = res.headers['access-control-allow-origin'];
-      if (entry.origin !== null && entry.origin.length > MAX_NODE_HEADER) {
-        expect(res.status).toBe(431);
-        expect(acao).toBeUndefined();
-        expect(api.handlerRuns).toBe(before);
-        return;
-      }
-      const want = expected(entry, seen);
-      if (want.allowed) {
-        expect(res.status).toBe(200);
-        expect(res.headers['x-verdict']).toBe(want.reason);
-        expect(api.handlerRuns).toBe(before + 1);
-        if (seen === null || seen === '') {
-          expect(acao).toBeUndefined();
-        } else {
-          expect(acao).toBe(seen);
-          expect(res.headers['access-control-allow-credentials']).toBe('true');
-          expect(String(res.headers.vary).toLowerCase()).toContain('origin');
-        }
-      } else if (want.reason === 'missing') {
-        // Outside CORS: no Origin, so the handler runs, but no CORS header is sent.
-        expect(acao).toBeUndefined();
-        expect(res.headers['access-control-allow-credentials']).toBeUndefined();
-      } else {
-        expect(res.status).toBe(403);
-        expect(res.text).toContain(`(${want.reason})`);
-        expect(acao).toBeUndefined();
-        expect(res.headers['access-control-allow-credentials']).toBeUndefined();
-        expect(api.handlerRuns).toBe(before);
-      }
-    });
+      },
+    );
   });
 }

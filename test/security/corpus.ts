@@ -60,8 +60,20 @@ export interface CorpusEntry {
 
 const G = 'cdn.ampproject.org';
 const B = 'www.bing-amp.com';
-const ok = (c: CorpusClass, origin: string, reason: AllowReason, note?: string): CorpusEntry => ({ class: c, origin, allowed: true, reason, ...(note ? { note } : {}) });
-const no = (c: CorpusClass, origin: string | null, reason: DenyReason, note?: string): CorpusEntry => ({ class: c, origin, allowed: false, reason, ...(note ? { note } : {}) });
+const ok = (c: CorpusClass, origin: string, reason: AllowReason, note?: string): CorpusEntry => ({
+  class: c,
+  origin,
+  allowed: true,
+  reason,
+  ...(note ? { note } : {}),
+});
+const no = (c: CorpusClass, origin: string | null, reason: DenyReason, note?: string): CorpusEntry => ({
+  class: c,
+  origin,
+  allowed: false,
+  reason,
+  ...(note ? { note } : {}),
+});
 
 /** The corpus. */
 export const CORPUS: readonly CorpusEntry[] = [
@@ -138,7 +150,12 @@ export const CORPUS: readonly CorpusEntry[] = [
   no('other-publisher-cache-origin', `https://www-example-com-evil-com.${B}`, 'unknown-publisher'),
   no('other-publisher-cache-origin', `https://evil-com.${G}`, 'unknown-publisher'),
   no('other-publisher-cache-origin', `https://example--com.${G}`, 'invalid-domain', 'the one-label host example-com: no dotless host can exist (ICANN)'),
-  no('other-publisher-cache-origin', `https://example----com.${G}`, 'unknown-publisher', 'read every way: example-.-com, example.--com…; a browser host that could exist, not configured'),
+  no(
+    'other-publisher-cache-origin',
+    `https://example----com.${G}`,
+    'unknown-publisher',
+    'read every way: example-.-com, example.--com…; a browser host that could exist, not configured',
+  ),
   no('other-publisher-cache-origin', `https://exampl-e-com.${G}`, 'unknown-publisher', 'exampl.e.com'),
   no('other-publisher-cache-origin', `https://www-example-co.${G}`, 'unknown-publisher'),
   no('other-publisher-cache-origin', `https://example-co-uk.${G}`, 'unknown-publisher'),
@@ -151,7 +168,12 @@ export const CORPUS: readonly CorpusEntry[] = [
   no('other-publisher-cache-origin', `https://example-com-cdn-ampproject-org.${G}`, 'unknown-publisher', 'example.com.cdn.ampproject.org'),
   no('other-publisher-cache-origin', `https://example-com--0.${G}`, 'invalid-domain', 'example.com-0: com-0 is no possible top-level domain'),
   no('other-publisher-cache-origin', `https://xn--bcher-de-65a.${G}.evil.com`, 'unknown-origin'),
-  no('other-publisher-cache-origin', `https://xn--bucher-de-hkf.${G}`, 'unknown-publisher', 'decomposed bu\u0308cher-de is not NFC (browsers refuse it), never bücher.de; read as plain ASCII it is toolbox\'s prefix of xn-bucher.de.hkf'),
+  no(
+    'other-publisher-cache-origin',
+    `https://xn--bucher-de-hkf.${G}`,
+    'unknown-publisher',
+    "decomposed bu\u0308cher-de is not NFC (browsers refuse it), never bücher.de; read as plain ASCII it is toolbox's prefix of xn-bucher.de.hkf",
+  ),
 
   // Trailing dots and hyphens, empty labels.
   no('trailing-dot-hyphen', 'https://example.com.', 'not-canonical'),
@@ -193,9 +215,19 @@ export const CORPUS: readonly CorpusEntry[] = [
   no('hashed', `https://${LONG_DOMAIN_HASH.slice(0, -1)}b.${G}`, 'hashed-unknown', 'one character changed'),
   no('hashed', `https://${LONG_DOMAIN_HASH.slice(0, -1)}.${G}`, 'hashed-unknown', 'one character short'),
   no('hashed', `https://${LONG_DOMAIN_HASH}a.${G}`, 'hashed-unknown', 'one character long'),
-  ok('hashed', `https://un42n5xov642kxrxrqiyanhcoupgql5lt4wtbkyt2ijflbwodfdq.${G}`, 'cache-origin-hashed', 'hash of example.com: accepted for every configured domain (caches hashed more names in the past, SPEC §6)'),
+  ok(
+    'hashed',
+    `https://un42n5xov642kxrxrqiyanhcoupgql5lt4wtbkyt2ijflbwodfdq.${G}`,
+    'cache-origin-hashed',
+    'hash of example.com: accepted for every configured domain (caches hashed more names in the past, SPEC §6)',
+  ),
   no('hashed', `https://dbt3jgv6e22rfui4wrjjjza27jxxfbuxoblrjei4lqabc6px6k5q.${G}`, 'hashed-unknown', 'hash of evil.com'),
-  no('hashed', `https://yntmmgzophr55furavwijernhshfllz7ozg3htwczu3it2s32sna.${G}`, 'hashed-unknown', 'toolbox hash of in--trouble.example.org: under the wildcard, but a hash cannot be reversed (SECURITY.md)'),
+  no(
+    'hashed',
+    `https://yntmmgzophr55furavwijernhshfllz7ozg3htwczu3it2s32sna.${G}`,
+    'hashed-unknown',
+    'toolbox hash of in--trouble.example.org: under the wildcard, but a hash cannot be reversed (SECURITY.md)',
+  ),
   no('hashed', `https://examplecom.${G}`, 'hashed-unknown'),
   no('hashed', `https://com.${G}`, 'hashed-unknown'),
   no('hashed', `https://example_com.${G}`, 'hashed-unknown'),
@@ -213,16 +245,41 @@ export const CORPUS: readonly CorpusEntry[] = [
   no('homograph-fullwidth-softhyphen', 'https://\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com', 'not-canonical', 'full-width letters, raw'),
   no('homograph-fullwidth-softhyphen', 'https://example\uff0ecom', 'not-canonical', 'full-width dot, raw'),
   no('homograph-fullwidth-softhyphen', 'https://example\u3002com', 'not-canonical', 'ideographic full stop, raw'),
-  no('homograph-fullwidth-softhyphen', `https://xn---com-zg0yxab9ci4a9f.${G}`, 'invalid-domain', 'full-width ｅｘａｍｐｌｅ-com: an A-label of characters UTS #46 maps is no browser host'),
-  no('homograph-fullwidth-softhyphen', `https://xn--examplecom-7f99c.${G}`, 'not-reproducible', 'example．com: IDNA maps the full-width dot to example.com, whose prefix differs'),
+  no(
+    'homograph-fullwidth-softhyphen',
+    `https://xn---com-zg0yxab9ci4a9f.${G}`,
+    'invalid-domain',
+    'full-width ｅｘａｍｐｌｅ-com: an A-label of characters UTS #46 maps is no browser host',
+  ),
+  no(
+    'homograph-fullwidth-softhyphen',
+    `https://xn--examplecom-7f99c.${G}`,
+    'not-reproducible',
+    'example．com: IDNA maps the full-width dot to example.com, whose prefix differs',
+  ),
   no('homograph-fullwidth-softhyphen', `https://xn--examplecom-th3i.${G}`, 'not-reproducible', 'example。com (ideographic full stop)'),
   no('homograph-fullwidth-softhyphen', `https://xn--wwwexamplecom-r085eha.${G}`, 'not-reproducible', 'www．example．com'),
   no('homograph-fullwidth-softhyphen', 'https://exam\u00adple.com', 'not-canonical', 'soft hyphen, raw'),
-  no('homograph-fullwidth-softhyphen', `https://xn--example-com-tpa.${G}`, 'unknown-publisher', 'exam\u00adple-com (soft hyphen: no domain); read as plain ASCII, toolbox\'s prefix of xn-example.com.tpa'),
+  no(
+    'homograph-fullwidth-softhyphen',
+    `https://xn--example-com-tpa.${G}`,
+    'unknown-publisher',
+    "exam\u00adple-com (soft hyphen: no domain); read as plain ASCII, toolbox's prefix of xn-example.com.tpa",
+  ),
   no('homograph-fullwidth-softhyphen', `https://xn--example-com-5d3f.${G}`, 'invalid-domain', 'example-com + zero-width space'),
   no('homograph-fullwidth-softhyphen', `https://xn--example-com-9d3f.${G}`, 'invalid-domain', 'exa + ZWNJ + mple-com'),
-  no('homograph-fullwidth-softhyphen', `https://xn--example-om-n39e.${G}`, 'invalid-domain', 'example-ⅽom (small roman numeral c, which UTS #46 maps: no browser host)'),
-  no('homograph-fullwidth-softhyphen', `https://xn---en--us-example-net-0-0m48i.${G}`, 'invalid-domain', 'full-width ０ is no wrap: spells ０.en-us.example.net.0 (numeric last label)'),
+  no(
+    'homograph-fullwidth-softhyphen',
+    `https://xn--example-om-n39e.${G}`,
+    'invalid-domain',
+    'example-ⅽom (small roman numeral c, which UTS #46 maps: no browser host)',
+  ),
+  no(
+    'homograph-fullwidth-softhyphen',
+    `https://xn---en--us-example-net-0-0m48i.${G}`,
+    'invalid-domain',
+    'full-width ０ is no wrap: spells ０.en-us.example.net.0 (numeric last label)',
+  ),
   no('homograph-fullwidth-softhyphen', 'https://example.com\u200b', 'not-canonical', 'zero-width space, raw'),
   no('homograph-fullwidth-softhyphen', 'https://example.com\ufeff', 'not-canonical', 'BOM, raw'),
 
@@ -329,14 +386,29 @@ export const CORPUS: readonly CorpusEntry[] = [
   no('whitespace-control', 'https://example.com\u0085', 'not-canonical', 'next line (C1)'),
 
   // Invalid punycode.
-  no('invalid-punycode', `https://xn--bcher-kva-de.${G}`, 'unknown-publisher', 'a punycode tail that does not decode; read as plain ASCII, toolbox\'s prefix of xn-bcher.kva.de'),
+  no(
+    'invalid-punycode',
+    `https://xn--bcher-kva-de.${G}`,
+    'unknown-publisher',
+    "a punycode tail that does not decode; read as plain ASCII, toolbox's prefix of xn-bcher.kva.de",
+  ),
   no('invalid-punycode', `https://xn--a-9.${G}`, 'invalid-punycode', 'ends inside a variable-length integer'),
   no('invalid-punycode', `https://xn--zzzzzzzzzzzzzzzzzzzz.${G}`, 'invalid-punycode'),
   no('invalid-punycode', `https://xn--ab-9999999999999999.${G}`, 'invalid-punycode', 'overflow'),
   no('invalid-punycode', `https://xn--abc.${G}`, 'invalid-domain', 'decodes to a label that does not round-trip'),
-  no('invalid-punycode', `https://xn--ls8h-com.${G}`, 'unknown-publisher', 'decodes to a label that does not round-trip; toolbox\'s prefix of the plain xn-ls8h.com'),
+  no(
+    'invalid-punycode',
+    `https://xn--ls8h-com.${G}`,
+    'unknown-publisher',
+    "decodes to a label that does not round-trip; toolbox's prefix of the plain xn-ls8h.com",
+  ),
   no('invalid-punycode', `https://xn--99zzzz.${G}`, 'invalid-punycode'),
-  no('invalid-punycode', `https://xn--a-com.${G}`, 'unknown-publisher', 'punycode of uppercase "Ḭa-com" (browsers refuse it); toolbox\'s prefix of the plain xn-a.com'),
+  no(
+    'invalid-punycode',
+    `https://xn--a-com.${G}`,
+    'unknown-publisher',
+    'punycode of uppercase "Ḭa-com" (browsers refuse it); toolbox\'s prefix of the plain xn-a.com',
+  ),
   no('invalid-punycode', 'https://xn--zzzzzzzzzzzz.com', 'unknown-origin', 'publisher-origin path does not decode'),
   no('invalid-punycode', `https://xn---.${G}`, 'malformed'),
 
@@ -353,8 +425,22 @@ export const CORPUS: readonly CorpusEntry[] = [
   { class: 'context', origin: null, allowed: false, reason: 'missing', context: { ampSameOrigin: 'TRUE' } },
   { class: 'context', origin: null, allowed: false, reason: 'missing', context: { ampSameOrigin: '1' } },
   { class: 'context', origin: null, allowed: false, reason: 'missing', context: { ampSameOrigin: 'true, true' } },
-  { class: 'context', origin: 'https://evil.com', allowed: false, reason: 'unknown-origin', context: { ampSameOrigin: 'true' }, note: 'AMP-Same-Origin never overrides an Origin' },
-  { class: 'context', origin: `https://evil-com.${G}`, allowed: false, reason: 'unknown-publisher', context: { sourceOrigin: 'https://evil.com' }, note: 'the @ampproject/toolbox-cors attack' },
+  {
+    class: 'context',
+    origin: 'https://evil.com',
+    allowed: false,
+    reason: 'unknown-origin',
+    context: { ampSameOrigin: 'true' },
+    note: 'AMP-Same-Origin never overrides an Origin',
+  },
+  {
+    class: 'context',
+    origin: `https://evil-com.${G}`,
+    allowed: false,
+    reason: 'unknown-publisher',
+    context: { sourceOrigin: 'https://evil.com' },
+    note: 'the @ampproject/toolbox-cors attack',
+  },
   { class: 'context', origin: `https://example-com.${G}`, allowed: false, reason: 'source-origin-mismatch', context: { sourceOrigin: 'https://evil.com' } },
   { class: 'context', origin: `https://example-com.${G}`, allowed: true, reason: 'cache-origin', context: { sourceOrigin: 'https://example.com' } },
   { class: 'context', origin: `https://example-com.${G}`, allowed: false, reason: 'source-origin-mismatch', context: { sourceOrigin: 'https://example.com/' } },

@@ -163,7 +163,12 @@ function nodeAnswer(exchange: NodeExchange, failure: unknown): Answer {
   for (const [name, value] of Object.entries(exchange.res.getHeaders())) {
     headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value);
   }
-  return { status: exchange.res.statusCode, headers, handlerRan: ran.has(exchange.req), ...(failure !== undefined && { error: typeof failure === 'string' ? failure : describe(failure), failure }) };
+  return {
+    status: exchange.res.statusCode,
+    headers,
+    handlerRan: ran.has(exchange.req),
+    ...(failure !== undefined && { error: typeof failure === 'string' ? failure : describe(failure), failure }),
+  };
 }
 
 /** Waits for `ended`, or reports a hang after `ms`. */
@@ -270,7 +275,12 @@ function fetchCall(options: FetchAmpCorsOptions = CORPUS_CONFIG): Call {
     response.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    return { status: response.status, headers, handlerRan: ran.has(req), ...(response.status === 500 && { error: failure === undefined ? 'answered 500' : describe(failure), failure }) };
+    return {
+      status: response.status,
+      headers,
+      handlerRan: ran.has(req),
+      ...(response.status === 500 && { error: failure === undefined ? 'answered 500' : describe(failure), failure }),
+    };
   };
 }
 
@@ -295,9 +305,11 @@ export function checkAnswer(r: FuzzRequest, answer: Answer): string | undefined 
   else if (verdict.reason === 'missing') want = { status: 200, acao: undefined, handler: true };
   else want = { status: 403, acao: undefined, handler: false };
   outcome(verdict.allowed ? (preflight ? 'allowed preflight' : 'allowed') : verdict.reason === 'missing' ? 'no Origin' : 'denied');
-  if (answer.status !== want.status) return `status ${answer.status}, want ${want.status} (${verdict.allowed ? 'allowed' : 'denied'} ${verdict.reason}${preflight ? ', preflight' : ''})`;
+  if (answer.status !== want.status)
+    return `status ${answer.status}, want ${want.status} (${verdict.allowed ? 'allowed' : 'denied'} ${verdict.reason}${preflight ? ', preflight' : ''})`;
   if (acao !== want.acao) return `Access-Control-Allow-Origin ${JSON.stringify(acao)}, want ${JSON.stringify(want.acao)}`;
-  if (answer.handlerRan !== want.handler) return `handler ${answer.handlerRan ? 'ran' : 'did not run'} (${verdict.allowed ? 'allowed' : 'denied'} ${verdict.reason})`;
+  if (answer.handlerRan !== want.handler)
+    return `handler ${answer.handlerRan ? 'ran' : 'did not run'} (${verdict.allowed ? 'allowed' : 'denied'} ${verdict.reason})`;
   if (acao !== undefined) {
     // The echoed origin, judged by the independent oracle as well.
     const why = CORPUS_ORACLE.explain(acao, verdict);
@@ -409,7 +421,12 @@ function expressFunction(decide: (origin: string | undefined) => Decision, form:
   }
 }
 
-function expressFunctionBlock(id: string, decide: (origin: string | undefined, late: Late) => Decision, meaning: Pick<Block, 'allows' | 'names' | 'reflectAll'>, errs = false): Block {
+function expressFunctionBlock(
+  id: string,
+  decide: (origin: string | undefined, late: Late) => Decision,
+  meaning: Pick<Block, 'allows' | 'names' | 'reflectAll'>,
+  errs = false,
+): Block {
   return { id, value: (form, late) => expressFunction((origin) => decide(origin, late), form), ...meaning, fn: { errs } };
 }
 
@@ -434,32 +451,62 @@ const EXPRESS_BLOCKS: readonly Block[] = [
 
 const EXPRESS_FUNCTIONS: readonly Block[] = [
   expressFunctionBlock('cb(null, listed)', (o) => ({ answer: o !== undefined && isListed(o) }), { allows: isListed, names: isListed, reflectAll: false }),
-  expressFunctionBlock('cb(null, listed ? origin : false)', (o) => ({ answer: o !== undefined && isListed(o) ? o : false }), { allows: isListed, names: isListed, reflectAll: false }),
-  expressFunctionBlock('cb(listed ? null : error, true)', (o) => (o !== undefined && isListed(o) ? { answer: true } : { error: NOT_LISTED }), { allows: isListed, names: isListed, reflectAll: false }, true),
-  expressFunctionBlock('throws unless listed', (o) => (o !== undefined && isListed(o) ? { answer: true } : { throws: NOT_LISTED }), { allows: isListed, names: isListed, reflectAll: false }, true),
-  expressFunctionBlock("cb(null, listed ? '*' : false)", (o) => ({ answer: o !== undefined && isListed(o) ? '*' : false }), { allows: isListed, names: isListed, reflectAll: false }),
+  expressFunctionBlock('cb(null, listed ? origin : false)', (o) => ({ answer: o !== undefined && isListed(o) ? o : false }), {
+    allows: isListed,
+    names: isListed,
+    reflectAll: false,
+  }),
+  expressFunctionBlock(
+    'cb(listed ? null : error, true)',
+    (o) => (o !== undefined && isListed(o) ? { answer: true } : { error: NOT_LISTED }),
+    { allows: isListed, names: isListed, reflectAll: false },
+    true,
+  ),
+  expressFunctionBlock(
+    'throws unless listed',
+    (o) => (o !== undefined && isListed(o) ? { answer: true } : { throws: NOT_LISTED }),
+    { allows: isListed, names: isListed, reflectAll: false },
+    true,
+  ),
+  expressFunctionBlock("cb(null, listed ? '*' : false)", (o) => ({ answer: o !== undefined && isListed(o) ? '*' : false }), {
+    allows: isListed,
+    names: isListed,
+    reflectAll: false,
+  }),
   expressFunctionBlock('cb(null, [listed origins])', () => ({ answer: [...LISTED] }), { allows: isListed, names: isListed, reflectAll: false }),
   expressFunctionBlock('cb(null, true)', () => ({ answer: true }), { allows: always, names: never, reflectAll: true }),
   expressFunctionBlock('cb(null, origin)', (o) => ({ answer: o }), { allows: always, names: never, reflectAll: true }),
   expressFunctionBlock("cb(null, '*')", () => ({ answer: '*' }), { allows: always, names: never, reflectAll: true }),
   expressFunctionBlock('cb(null, /.*/)', () => ({ answer: /.*/ }), { allows: always, names: never, reflectAll: true }),
-  expressFunctionBlock('listed, then every origin once armed', (o, late) => ({ answer: late.armed || (o !== undefined && isListed(o)) }), { allows: always, names: isListed, reflectAll: false }),
+  expressFunctionBlock('listed, then every origin once armed', (o, late) => ({ answer: late.armed || (o !== undefined && isListed(o)) }), {
+    allows: always,
+    names: isListed,
+    reflectAll: false,
+  }),
 ];
 
 function koaFunction(answer: (ctx: { get(name: string): string }) => string, form: Form): KoaOriginFunction {
   const read = (ctx: unknown) => answer(ctx as { get(name: string): string });
   if (form === 0) return (ctx) => read(ctx);
   if (form === 1) return async (ctx) => read(ctx);
-  return (ctx) => new Promise((resolve, reject) => setImmediate(() => {
-    try {
-      resolve(read(ctx));
-    } catch (error) {
-      reject(error);
-    }
-  }));
+  return (ctx) =>
+    new Promise((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          resolve(read(ctx));
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
 }
 
-function koaFunctionBlock(id: string, answer: (origin: string, late: Late) => string, meaning: Pick<Block, 'allows' | 'names' | 'reflectAll'>, errs = false): Block {
+function koaFunctionBlock(
+  id: string,
+  answer: (origin: string, late: Late) => string,
+  meaning: Pick<Block, 'allows' | 'names' | 'reflectAll'>,
+  errs = false,
+): Block {
   return { id, value: (form, late) => koaFunction((ctx) => answer(ctx.get('Origin'), late), form), ...meaning, fn: { errs } };
 }
 
@@ -468,14 +515,23 @@ const KOA_BLOCKS: readonly Block[] = [
   staticBlock('"*"', '*', always, true),
   koaFunctionBlock('listed ? origin : ""', (o) => (isListed(o) ? o : ''), { allows: isListed, names: isListed, reflectAll: false }),
   koaFunctionBlock('listed ? "*" : ""', (o) => (isListed(o) ? '*' : ''), { allows: isListed, names: isListed, reflectAll: false }),
-  koaFunctionBlock('throws unless listed', (o) => {
-    if (!isListed(o)) throw NOT_LISTED;
-    return o;
-  }, { allows: isListed, names: isListed, reflectAll: false }, true),
+  koaFunctionBlock(
+    'throws unless listed',
+    (o) => {
+      if (!isListed(o)) throw NOT_LISTED;
+      return o;
+    },
+    { allows: isListed, names: isListed, reflectAll: false },
+    true,
+  ),
   koaFunctionBlock("ctx.get('Origin')", (o) => o, { allows: always, names: never, reflectAll: true }),
   koaFunctionBlock("ctx.get('Origin') || '*' (the @koa/cors README)", (o) => o || '*', { allows: always, names: never, reflectAll: true }),
   koaFunctionBlock("'*'", () => '*', { allows: always, names: never, reflectAll: true }),
-  koaFunctionBlock('listed, then every origin once armed', (o, late) => (late.armed || isListed(o) ? o : ''), { allows: always, names: isListed, reflectAll: false }),
+  koaFunctionBlock('listed, then every origin once armed', (o, late) => (late.armed || isListed(o) ? o : ''), {
+    allows: always,
+    names: isListed,
+    reflectAll: false,
+  }),
 ];
 
 /** One random drop-in configuration: blocks (one for Koa, a function or 1–2 static ones for Express), a form and credentials. */
@@ -521,8 +577,21 @@ function publisherTrusts(config: DropInConfig, origin: string): boolean {
 
 const DROP_IN_ORIGINS = [
   ...LISTED,
-  'https://sub.example.com', 'https://example.com', 'https://example-com.cdn.ampproject.org', 'https://www-example-com.cdn.ampproject.org', 'https://evil.com', 'https://evil-com.cdn.ampproject.org', 'http://localhost:3000', 'https://example.org.evil.net',
-  'https://xn--bcher-kva.example', 'http://a.example', 'https://a.example:8443', 'https://A.example', 'https://a.example.', 'null', 'https://b.example.evil.com',
+  'https://sub.example.com',
+  'https://example.com',
+  'https://example-com.cdn.ampproject.org',
+  'https://www-example-com.cdn.ampproject.org',
+  'https://evil.com',
+  'https://evil-com.cdn.ampproject.org',
+  'http://localhost:3000',
+  'https://example.org.evil.net',
+  'https://xn--bcher-kva.example',
+  'http://a.example',
+  'https://a.example:8443',
+  'https://A.example',
+  'https://a.example.',
+  'null',
+  'https://b.example.evil.com',
 ];
 
 function dropInOrigin(rng: Random, mutate: boolean): string {
@@ -592,7 +661,8 @@ export function checkDropIn(config: DropInConfig, r: FuzzRequest, answer: Answer
   if (acao !== r.origin) return `Access-Control-Allow-Origin ${JSON.stringify(acao)} is not the Origin as sent`;
   if (!allows(acao)) return `allowed ${acao}, which the option does not allow`;
   if (credentials !== undefined) {
-    if (credentials !== 'true' || config.credentials === false) return `Access-Control-Allow-Credentials ${JSON.stringify(credentials)} with credentials ${String(config.credentials)}`;
+    if (credentials !== 'true' || config.credentials === false)
+      return `Access-Control-Allow-Credentials ${JSON.stringify(credentials)} with credentials ${String(config.credentials)}`;
     if (!names(acao)) return `wrong allow: credentials paired with ${acao}, which the option's author never named`;
     outcome('allowed with credentials');
   } else {
@@ -640,7 +710,15 @@ function dropInTarget(name: string, build: (config: DropInConfig, late: Late) =>
       if (refuse) return 'accepted a reflect-all option with credentials';
       return checkDropIn(config, r, await entry.call(r));
     },
-    show: ({ config, request: r }) => JSON.stringify({ publishers: config.publishers, blocks: config.blocks.map((b) => b.id), array: config.array, form: config.form, credentials: config.credentials, request: r }),
+    show: ({ config, request: r }) =>
+      JSON.stringify({
+        publishers: config.publishers,
+        blocks: config.blocks.map((b) => b.id),
+        array: config.array,
+        form: config.form,
+        credentials: config.credentials,
+        request: r,
+      }),
   };
 }
 
@@ -648,14 +726,22 @@ function expressDropIn(create: typeof express5) {
   return (config: DropInConfig, late: Late): Call => {
     const values = config.blocks.map((block) => block.value(config.form, late));
     const origin = config.array ? values : values[0];
-    return expressCall(create, { origin, credentials: config.credentials === true, ...(config.publishers && { publishers: DROP_IN_PUBLISHERS }) } as ExpressAmpCorsOptions);
+    return expressCall(create, {
+      origin,
+      credentials: config.credentials === true,
+      ...(config.publishers && { publishers: DROP_IN_PUBLISHERS }),
+    } as ExpressAmpCorsOptions);
   };
 }
 
 function koaDropIn(Create: typeof Koa3) {
   return (config: DropInConfig, late: Late): Call => {
     const credentials = config.credentials === 'function' ? () => true : config.credentials;
-    return koaCall(Create, { origin: (config.blocks[0] as Block).value(config.form, late), credentials, ...(config.publishers && { publishers: DROP_IN_PUBLISHERS }) } as KoaAmpCorsOptions);
+    return koaCall(Create, {
+      origin: (config.blocks[0] as Block).value(config.form, late),
+      credentials,
+      ...(config.publishers && { publishers: DROP_IN_PUBLISHERS }),
+    } as KoaAmpCorsOptions);
   };
 }
 
@@ -686,14 +772,39 @@ export const EMAIL_CLIENT_ORIGINS: ReadonlySet<string> = new Set(['https://mail.
 
 const SENDER_POOL = [
   ...EMAIL_SENDERS,
-  'NEWS@EXAMPLE.COM', 'alerts@example.org', 'Kate@Example.com', '\u212Aate@example.com', 'news@example.com ', ' news@example.com', 'news@example.com,evil@evil.com',
-  'evil@evil.com', 'news@evil.com', 'news@example.com.evil.com', 'news\u0000@example.com', '*', '', 'news@exampl\u0435.com', 'n\u00e9ws@example.com', 'https://example.com',
+  'NEWS@EXAMPLE.COM',
+  'alerts@example.org',
+  'Kate@Example.com',
+  '\u212Aate@example.com',
+  'news@example.com ',
+  ' news@example.com',
+  'news@example.com,evil@evil.com',
+  'evil@evil.com',
+  'news@evil.com',
+  'news@example.com.evil.com',
+  'news\u0000@example.com',
+  '*',
+  '',
+  'news@exampl\u0435.com',
+  'n\u00e9ws@example.com',
+  'https://example.com',
 ];
 const EMAIL_ORIGINS = [
   ...EMAIL_CLIENT_ORIGINS,
-  'https://mail.yahoo.com', 'https://e.mail.ru', 'https://outlook.live.com', 'https://playground.amp.dev', 'https://amp.gmail.dev',
-  'https://example.com', 'https://example-com.cdn.ampproject.org', 'https://a.example.org', 'https://evil.example', 'https://evil.com', 'https://mail.google.com.evil.com',
-  'https://evil-mail.google.com', 'http://mail.google.com', 'null',
+  'https://mail.yahoo.com',
+  'https://e.mail.ru',
+  'https://outlook.live.com',
+  'https://playground.amp.dev',
+  'https://amp.gmail.dev',
+  'https://example.com',
+  'https://example-com.cdn.ampproject.org',
+  'https://a.example.org',
+  'https://evil.example',
+  'https://evil.com',
+  'https://mail.google.com.evil.com',
+  'https://evil-mail.google.com',
+  'http://mail.google.com',
+  'null',
 ];
 
 function emailRequest(rng: Random, origin: string): FuzzRequest {
@@ -726,23 +837,40 @@ export function checkEmailAnswer(r: FuzzRequest, answer: Answer): string | undef
   const origin = r.origin === '' ? null : r.origin;
   const clientTrusted = origin !== null && EMAIL_CLIENT_ORIGINS.has(origin) && trustedSender(v1);
   const originTrusted = origin !== null && oracleTrusts(origin);
-  outcome(v2 !== null ? (trustedSender(v2) ? 'v2 trusted sender' : 'v2 other sender') : v1 !== null ? (trustedSender(v1) ? 'v1 trusted sender' : 'v1 other sender') : originTrusted ? 'trusted origin' : origin === null ? 'no Origin' : 'other origin');
+  outcome(
+    v2 !== null
+      ? trustedSender(v2)
+        ? 'v2 trusted sender'
+        : 'v2 other sender'
+      : v1 !== null
+        ? trustedSender(v1)
+          ? 'v1 trusted sender'
+          : 'v1 other sender'
+        : originTrusted
+          ? 'trusted origin'
+          : origin === null
+            ? 'no Origin'
+            : 'other origin',
+  );
   const acao = answer.headers['access-control-allow-origin'];
   const credentials = answer.headers['access-control-allow-credentials'];
   if (acao !== undefined) {
     if (acao !== origin) return `Access-Control-Allow-Origin ${JSON.stringify(acao)} is not the Origin as sent`;
-    if (credentials === 'true' && !originTrusted && !clientTrusted) return `wrong allow: Access-Control-Allow-Origin ${acao} with credentials, an origin the oracle does not trust${v1 !== null ? ` (v1 sender ${JSON.stringify(v1)})` : ''}`;
+    if (credentials === 'true' && !originTrusted && !clientTrusted)
+      return `wrong allow: Access-Control-Allow-Origin ${acao} with credentials, an origin the oracle does not trust${v1 !== null ? ` (v1 sender ${JSON.stringify(v1)})` : ''}`;
   } else if (credentials !== undefined) {
     return 'Access-Control-Allow-Credentials without Access-Control-Allow-Origin';
   }
   const allowSender = answer.headers['amp-email-allow-sender'];
-  if (allowSender !== undefined && (allowSender !== v2 || !trustedSender(allowSender))) return `AMP-Email-Allow-Sender ${JSON.stringify(allowSender)} for sender ${JSON.stringify(v2)}`;
+  if (allowSender !== undefined && (allowSender !== v2 || !trustedSender(allowSender)))
+    return `AMP-Email-Allow-Sender ${JSON.stringify(allowSender)} for sender ${JSON.stringify(v2)}`;
   const source = answer.headers['amp-access-control-allow-source-origin'];
   if (source !== undefined) {
     // With or without Access-Control-Allow-Origin (a same-origin request gets the source header alone).
     const asSender = source === v1 && trustedSender(source);
     const asPublisher = source === r.sourceOrigin && CORPUS_ORACLE.isPublisherOrigin(source);
-    if (!asSender && !asPublisher) return `AMP-Access-Control-Allow-Source-Origin ${JSON.stringify(source)} for __amp_source_origin ${JSON.stringify(r.sourceOrigin)}`;
+    if (!asSender && !asPublisher)
+      return `AMP-Access-Control-Allow-Source-Origin ${JSON.stringify(source)} for __amp_source_origin ${JSON.stringify(r.sourceOrigin)}`;
   }
   const stateChanging = r.method === 'POST' || r.method === 'PUT';
   if (stateChanging && answer.handlerRan && origin !== null && !originTrusted && !clientTrusted && !trustedSender(v2)) {

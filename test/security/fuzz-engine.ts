@@ -183,7 +183,8 @@ export function allowedSetOracle(publishers: readonly string[]): AllowedSetOracl
     if (cacheOrigins.has(origin)) return undefined;
     // Under a wildcard: the verdict names the domain; it must be under a base, valid, and its readable prefix must be the origin's.
     const domain = verdict.allowed ? verdict.publisherDomain : undefined;
-    if (domain === undefined || !underWildcard(domain)) return `cache origin allowed that no allowed domain derives (${verdict.allowed ? verdict.reason : 'denied'})`;
+    if (domain === undefined || !underWildcard(domain))
+      return `cache origin allowed that no allowed domain derives (${verdict.allowed ? verdict.reason : 'denied'})`;
     const host = ORIGIN_SHAPE.exec(origin)?.[1];
     const cache = CACHE_DOMAINS.find((c) => host?.endsWith(`.${c}`));
     if (host === undefined || cache === undefined) return 'cache origin allowed that is not https://<prefix>.<cache>';
@@ -210,12 +211,18 @@ export const CORPUS_ORACLE = allowedSetOracle(CORPUS_CONFIG.publishers);
 if (!CORPUS_ORACLE.cacheOrigins.has(`https://${LONG_DOMAIN_HASH}.cdn.ampproject.org`)) throw new Error('fuzz oracle: base32/SHA-256 disagrees with the corpus');
 
 /** Checks an allowed verdict of a verifier configured as `oracle` says; returns a finding or undefined. */
-export function checkVerdict(oracle: AllowedSetOracle, origin: string | null | undefined, context: VerifyContext | undefined, verdict: Verdict): string | undefined {
+export function checkVerdict(
+  oracle: AllowedSetOracle,
+  origin: string | null | undefined,
+  context: VerifyContext | undefined,
+  verdict: Verdict,
+): string | undefined {
   if (!verdict.allowed) {
     return verdict.detail.startsWith('internal error') ? `verify hid a throw: ${verdict.detail}` : undefined;
   }
   if (verdict.via === 'same-origin') {
-    if (context?.ampSameOrigin !== 'true' || (origin !== null && origin !== undefined && origin !== '')) return 'same-origin allowed without AMP-Same-Origin: true and an empty Origin';
+    if (context?.ampSameOrigin !== 'true' || (origin !== null && origin !== undefined && origin !== ''))
+      return 'same-origin allowed without AMP-Same-Origin: true and an empty Origin';
   } else {
     if (typeof origin !== 'string' || verdict.origin !== origin) return 'allowed verdict does not echo the Origin as sent';
     const why = oracle.explain(origin, verdict);
@@ -236,15 +243,85 @@ const ALLOWED_SEEDS = [...CORPUS_ORACLE.cacheOrigins].filter((_origin, i) => i %
 const SEEDS: readonly string[] = [
   ...CORPUS.flatMap((e) => (e.origin === null || e.origin.length > 400 ? [] : [e.origin])),
   ...ALLOWED_SEEDS,
-  'example.com', 'www.example.com', 'xn--57hw060o.com', 'en-us.example.com', 'foo-example.com', '⚡😊.com', 'bücher.de', 'a.b.example.org', 'xn--bcher-kva.de',
-  'https://example.com/amp_document.html', 'http://example.com/logo.png', 'https://example.com/g?value=Hello%20World',
-  'http://a.b.com/1/2.html?param=1', 'http://1.2.3.4/1/', 'http://[2001:0db8:0000::1]/', 'http://[::ffff:1.2.3.4]/', 'http://0x7f.1/%2e%2e/./a//b',
-  'http://www.google.com/%25%32%35', 'http://3279880203/blah', 'http://www.GOOgle.com/', 'http://a.b.c.d.e.f.com/1.html',
+  'example.com',
+  'www.example.com',
+  'xn--57hw060o.com',
+  'en-us.example.com',
+  'foo-example.com',
+  '⚡😊.com',
+  'bücher.de',
+  'a.b.example.org',
+  'xn--bcher-kva.de',
+  'https://example.com/amp_document.html',
+  'http://example.com/logo.png',
+  'https://example.com/g?value=Hello%20World',
+  'http://a.b.com/1/2.html?param=1',
+  'http://1.2.3.4/1/',
+  'http://[2001:0db8:0000::1]/',
+  'http://[::ffff:1.2.3.4]/',
+  'http://0x7f.1/%2e%2e/./a//b',
+  'http://www.google.com/%25%32%35',
+  'http://3279880203/blah',
+  'http://www.GOOgle.com/',
+  'http://a.b.c.d.e.f.com/1.html',
 ];
 const FRAGMENTS = [
-  '-', '--', '.', '..', '0-', '-0', 'xn--', 'https://', 'http://', ':', ':443', '@', '/', '\\', '?', '#', '%', '%25', '%2e', '%00', '[', ']', '::', ',', ' ', '\t',
-  '\r', '\n', '\u0000', '\u007f', '\u00ad', '\u200b', '\u200d', '\ufeff', '\uff0e', '\u3002', 'а', 'ｅ', 'ß', 'İ', 'ש', '😊', '\ud800', '\udfff', '.cdn.ampproject.org',
-  '.www.bing-amp.com', 'example', 'com', 'org', 'example-org', '0x', '0', '255', '4294967296', 'ffff', 'bcqzqqc5ch7sxozdddl6bmxwuh32gti635uny2hxdhaanyceosaa',
+  '-',
+  '--',
+  '.',
+  '..',
+  '0-',
+  '-0',
+  'xn--',
+  'https://',
+  'http://',
+  ':',
+  ':443',
+  '@',
+  '/',
+  '\\',
+  '?',
+  '#',
+  '%',
+  '%25',
+  '%2e',
+  '%00',
+  '[',
+  ']',
+  '::',
+  ',',
+  ' ',
+  '\t',
+  '\r',
+  '\n',
+  '\u0000',
+  '\u007f',
+  '\u00ad',
+  '\u200b',
+  '\u200d',
+  '\ufeff',
+  '\uff0e',
+  '\u3002',
+  'а',
+  'ｅ',
+  'ß',
+  'İ',
+  'ש',
+  '😊',
+  '\ud800',
+  '\udfff',
+  '.cdn.ampproject.org',
+  '.www.bing-amp.com',
+  'example',
+  'com',
+  'org',
+  'example-org',
+  '0x',
+  '0',
+  '255',
+  '4294967296',
+  'ffff',
+  'bcqzqqc5ch7sxozdddl6bmxwuh32gti635uny2hxdhaanyceosaa',
 ];
 
 /** A random string: bytes, Unicode, printable ASCII, or an origin-like mosaic of fragments. */
@@ -261,8 +338,43 @@ export function randomInput(rng: Random): string {
   return out;
 }
 
-const LABELS = ['a', 'b', 'www', 'en-us', 'a-b', 'a--b', 'ab--c', '0', '0-a', 'a-0', 'evil', 'example', 'xn--bcher-kva', 'bücher', 'ü', '😊', 'ש', 'ｅ', 'amp', 'cdn', 'x'.repeat(40)];
-const SUFFIXES = ['example.org', 'example.org', 'example.com', 'www.example.com', 'example.net', 'en-us.example.net', 'com', 'org', 'evil.com', 'example.org.evil.com', 'bücher.de', 'xn--bcher-kva.de'];
+const LABELS = [
+  'a',
+  'b',
+  'www',
+  'en-us',
+  'a-b',
+  'a--b',
+  'ab--c',
+  '0',
+  '0-a',
+  'a-0',
+  'evil',
+  'example',
+  'xn--bcher-kva',
+  'bücher',
+  'ü',
+  '😊',
+  'ש',
+  'ｅ',
+  'amp',
+  'cdn',
+  'x'.repeat(40),
+];
+const SUFFIXES = [
+  'example.org',
+  'example.org',
+  'example.com',
+  'www.example.com',
+  'example.net',
+  'en-us.example.net',
+  'com',
+  'org',
+  'evil.com',
+  'example.org.evil.com',
+  'bücher.de',
+  'xn--bcher-kva.de',
+];
 const CACHE_SUFFIXES = [...CACHE_DOMAINS, ...CACHE_DOMAINS, 'ampproject.org', 'cdn.ampproject.org.evil.com', 'bing-amp.com', 'cdn-ampproject.org'];
 
 /**
@@ -388,7 +500,10 @@ const SINGLE_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,65}[a-z0-9])?$/;
 
 function verifyTarget(verifier: Verifier): FuzzTarget<string> {
   return stringTarget('verify', (input, rng) => {
-    const context = rng.int(4) === 0 ? { ampSameOrigin: rng.pick(['true', input, 'TRUE', null]), sourceOrigin: rng.pick([input, 'https://example.com', 'https://a.example.org', null]) } : undefined;
+    const context =
+      rng.int(4) === 0
+        ? { ampSameOrigin: rng.pick(['true', input, 'TRUE', null]), sourceOrigin: rng.pick([input, 'https://example.com', 'https://a.example.org', null]) }
+        : undefined;
     const origin = rng.int(16) === 0 ? rng.pick([null, undefined, '']) : input;
     return neverThrows(
       () => verifier.verify(origin, context),
@@ -535,7 +650,8 @@ function compactVerifyTarget(): FuzzTarget<string> {
         outcome(verdict.allowed ? 'allowed' : 'denied');
         const reference = verifier.verify(input);
         const referenceAllows = reference.allowed && reference.via === 'cache';
-        if (verdict.allowed !== referenceAllows) return `compact set ${verdict.allowed ? 'allows' : 'denies'} a cache origin the verifier ${referenceAllows ? 'allows' : 'denies'} (${verdict.reason} / ${reference.reason})`;
+        if (verdict.allowed !== referenceAllows)
+          return `compact set ${verdict.allowed ? 'allows' : 'denies'} a cache origin the verifier ${referenceAllows ? 'allows' : 'denies'} (${verdict.reason} / ${reference.reason})`;
         if (!verdict.allowed) return undefined;
         if (verdict.origin !== input || verdict.via !== 'cache') return 'compact set allowed something other than the cache origin as sent';
         return oracle.cacheOrigins.has(input) ? undefined : 'compact set allowed a cache origin that no compiled domain derives';
@@ -570,7 +686,10 @@ function loadAllowSetTarget(): FuzzTarget<AllowSetFile> {
   ];
   const originals: AllowSetFile[] = variants.map(({ domains, options }) => ({
     bytes: compileAllowSet(domains, options),
-    probe: domains.length === 0 ? 'https://example-com.cdn.ampproject.org' : `https://${readableLabel(domainToASCII(domains[0] as string))}.${options?.caches?.[0]?.cacheDomain ?? 'cdn.ampproject.org'}`,
+    probe:
+      domains.length === 0
+        ? 'https://example-com.cdn.ampproject.org'
+        : `https://${readableLabel(domainToASCII(domains[0] as string))}.${options?.caches?.[0]?.cacheDomain ?? 'cdn.ampproject.org'}`,
   }));
   return {
     name: 'loadAllowSet',
@@ -635,12 +754,14 @@ function loadAllowSetTarget(): FuzzTarget<AllowSetFile> {
         () => [set.verifyOrigin(probe), set.has(probe)] as const,
         ([verdict]) => {
           for (const cache of set.caches) {
-            if (!isCanonical(cache.cacheDomain) || !cache.cacheDomain.includes('.')) return `loaded a set with cache domain ${JSON.stringify(cache.cacheDomain)}`;
+            if (!isCanonical(cache.cacheDomain) || !cache.cacheDomain.includes('.'))
+              return `loaded a set with cache domain ${JSON.stringify(cache.cacheDomain)}`;
           }
           if (!verdict.allowed) return undefined;
           const cache = verdict.cache;
           if (cache === undefined || !set.caches.includes(cache)) return 'allowed an origin on no cache of the set';
-          if (verdict.origin !== probe || probe !== `https://${verdict.prefix}.${cache.cacheDomain}`) return 'allowed something other than https://<prefix>.<cache of the set>';
+          if (verdict.origin !== probe || probe !== `https://${verdict.prefix}.${cache.cacheDomain}`)
+            return 'allowed something other than https://<prefix>.<cache of the set>';
           return undefined;
         },
       );

@@ -91,8 +91,12 @@ for (const [group, targets, async] of groups) {
   for (const target of targets) {
     if (!wanted(group, target.name)) continue;
     escaped.length = 0;
-    const result = async ? await fuzzAsync(target as AsyncFuzzTarget<unknown>, count, seconds, seed, progress(target.name)) : fuzz(target as FuzzTarget<unknown>, count, seconds, seed, progress(target.name));
-    const distinct = [...new Set(escaped)].slice(0, 5).map((what) => ({ finding: `escaped the adapter (would stop the process): ${what}`, input: `(${escaped.filter((e) => e === what).length} times)` }));
+    const result = async
+      ? await fuzzAsync(target as AsyncFuzzTarget<unknown>, count, seconds, seed, progress(target.name))
+      : fuzz(target as FuzzTarget<unknown>, count, seconds, seed, progress(target.name));
+    const distinct = [...new Set(escaped)]
+      .slice(0, 5)
+      .map((what) => ({ finding: `escaped the adapter (would stop the process): ${what}`, input: `(${escaped.filter((e) => e === what).length} times)` }));
     report(distinct.length === 0 ? result : { ...result, findings: [...result.findings, ...distinct] });
   }
 }
@@ -167,21 +171,21 @@ const md = [
   'Drop-in mode (`dropin-*`, issue #14): each input is a random `cors` (Express) or `@koa/cors` (Koa) origin option and a',
   'request. Options are built from blocks whose meaning (what they allow, which origins their author named, whether they',
   'allow origins nobody named) is written out by hand in fuzz-adapters.ts: exact origins, precise and broad RegExps',
-  '(`/.*/`, `/./`, `/^https:\\/\\//`, `/\\.com$/`, `/\\.cdn\\.ampproject\\.org$/`, a `g` flag), `true`, `false`, `\'*\'`, arrays of',
-  'them, and origin functions (listed origins; `cb(null, true)`, `cb(null, origin)`, `\'*\'`, a RegExp answer; erroring or',
-  'throwing for unlisted origins; one that allows everything once armed after construction; the `@koa/cors` README\'s',
-  '`ctx.get(\'Origin\') || \'*\'`), answering now, on the next turn or through a Promise, with credentials on, off (and a',
-  'credentials function for Koa), one in four beside `publishers: [\'example.com\']` (whose publisher and cache origins',
+  "(`/.*/`, `/./`, `/^https:\\/\\//`, `/\\.com$/`, `/\\.cdn\\.ampproject\\.org$/`, a `g` flag), `true`, `false`, `'*'`, arrays of",
+  "them, and origin functions (listed origins; `cb(null, true)`, `cb(null, origin)`, `'*'`, a RegExp answer; erroring or",
+  "throwing for unlisted origins; one that allows everything once armed after construction; the `@koa/cors` README's",
+  "`ctx.get('Origin') || '*'`), answering now, on the next turn or through a Promise, with credentials on, off (and a",
+  "credentials function for Koa), one in four beside `publishers: ['example.com']` (whose publisher and cache origins",
   'the independent oracle confirms). A finding is credentials paired with an origin the author never named, an origin',
   'allowed that the option does not allow, a source-origin header the option does not vouch for, a reflect-all option',
   'known at construction accepted with credentials (or a precise one refused), or an error that is neither an',
-  '`AmpCorsError` `unsafe-configuration` nor the user function\'s own.',
+  "`AmpCorsError` `unsafe-configuration` nor the user function's own.",
   '',
   'AMP for Email mode (`email-*`, issue #14): the corpus configuration plus `email.senders`; random `AMP-Email-Sender`',
   '(configured senders, case variants, the KELVIN SIGN, lists, garbage, random bytes), `__amp_source_origin` (senders or',
   'origins) and `Origin` (webmail origins, publisher and cache origins, look-alikes, random). A finding is',
   '`Access-Control-Allow-Origin` with credentials to an origin that neither the independent oracle trusts nor, for a',
-  'trusted v1 sender, a webmail origin of the oracle\'s own list (Gmail, Yahoo Mail, Mail.ru, Outlook), a sender echoed in',
+  "trusted v1 sender, a webmail origin of the oracle's own list (Gmail, Yahoo Mail, Mail.ru, Outlook), a sender echoed in",
   '`AMP-Email-Allow-Sender` that is not configured (ASCII case only), a source-origin header that is neither a trusted v1',
   'sender nor an allowed publisher origin, a denied POST/PUT that ran the handler, or any error (a 500).',
   '',
@@ -190,7 +194,7 @@ const md = [
   '',
   'Not checked, by design: the readable prefix of a domain `0.…-0` (first label `0`, last label ending in `-0`) reads as a',
   '`0-…-0` wrap, so it does not reverse to the domain ([spec §4 step 4](../../docs/spec.md#4-reverse-origin-to-publisher-domain); the verifier denies it, fail closed). No real TLD ends',
-  'in `-0`, and exactly listed domains are matched without reversing. Example: `domainPrefix(\'0.a-0\')` is `0-a--0`. Nor',
+  "in `-0`, and exactly listed domains are matched without reversing. Example: `domainPrefix('0.a-0')` is `0-a--0`. Nor",
   'does a domain whose last label cannot be a top-level domain (neither letters only nor an A-label: `example.org0`) reverse:',
   'such a domain cannot exist, so no cache origin is read as its (fail closed). `reverseOrigin` is checked against every',
   'claimant it names, each of which must give the prefix under a readable algorithm (`readablePrefixForms`).',

@@ -128,7 +128,15 @@ function runGroup(name: string, files: string[], minutes: number, incremental: b
   });
   const finished = !result.error && result.status === 0;
   const outcome = finished ? 'finished' : result.error ? `stopped: ${result.error.message}` : `exit ${result.status ?? result.signal}`;
-  const run: GroupRun = { files, startedAt: new Date(started).toISOString(), seconds: Math.round((Date.now() - started) / 1000), finished, outcome, incremental: incremental && hadIncrementalFile, concurrency };
+  const run: GroupRun = {
+    files,
+    startedAt: new Date(started).toISOString(),
+    seconds: Math.round((Date.now() - started) / 1000),
+    finished,
+    outcome,
+    incremental: incremental && hadIncrementalFile,
+    concurrency,
+  };
   writeFileSync(`${reportDir}/${name}.run.json`, `${JSON.stringify(run, null, 2)}\n`);
   appendFileSync(historyFile, `${JSON.stringify({ group: name, ...run })}\n`);
   console.log(`mutation: group ${name} ${outcome} after ${run.seconds} s`);
@@ -145,7 +153,10 @@ function groupsWithoutFullRun(): string[] {
     .filter((name) => lastFullRun(name) === undefined)
     .map((name) => {
       const own = runs.filter((r) => r.group === name);
-      const list = own.map((r) => `${minutes(r.seconds)} (${r.incremental ? 'incremental, ' : ''}${r.outcome}${r.files.join() === GROUPS[name]!.join() ? '' : `; files ${r.files.join(', ')}`})`);
+      const list = own.map(
+        (r) =>
+          `${minutes(r.seconds)} (${r.incremental ? 'incremental, ' : ''}${r.outcome}${r.files.join() === GROUPS[name]!.join() ? '' : `; files ${r.files.join(', ')}`})`,
+      );
       return `${name}: no single run tested every mutant; its runs: ${list.length > 0 ? list.join(', then ') : 'none'}.`;
     });
 }
@@ -237,7 +248,9 @@ function writeSummary(): void {
       groupDetected += d;
       groupUndetected += u;
       const short = file.replace(/^.*packages\/core\/src\//, '');
-      perFile.push(`| ${short} | ${name} | ${mutants.length} | ${count(['Killed'])} | ${count(['Timeout'])} | ${count(['Survived'])} | ${count(['NoCoverage'])} | ${count(['Ignored'])} | ${d + u === 0 ? '–' : `${((100 * d) / (d + u)).toFixed(1)}%`} |`);
+      perFile.push(
+        `| ${short} | ${name} | ${mutants.length} | ${count(['Killed'])} | ${count(['Timeout'])} | ${count(['Survived'])} | ${count(['NoCoverage'])} | ${count(['Ignored'])} | ${d + u === 0 ? '–' : `${((100 * d) / (d + u)).toFixed(1)}%`} |`,
+      );
       const survivors = mutants
         .filter((x) => x.status === 'Survived' || x.status === 'NoCoverage')
         .sort((a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column);
@@ -249,7 +262,9 @@ function writeSummary(): void {
         // The mutated code itself (the rest of its first line when it spans several).
         const { start, end } = m.location;
         const original = start.line === end.line ? text.slice(start.column - 1, end.column - 1) : `${text.slice(start.column - 1)} …`;
-        rows.push(`| ${short}:${line} | ${m.mutatorName} | \`${cell(original, 60)}\` → \`${cell(m.replacement ?? '', 50)}\` | ${m.status} | ${why ?? '**not yet analysed**'} |`);
+        rows.push(
+          `| ${short}:${line} | ${m.mutatorName} | \`${cell(original, 60)}\` → \`${cell(m.replacement ?? '', 50)}\` | ${m.status} | ${why ?? '**not yet analysed**'} |`,
+        );
       }
     }
     totalSeconds += run.seconds;
@@ -309,7 +324,9 @@ function writeSummary(): void {
     '',
   ].join('\n');
   writeFileSync(outFile, text);
-  console.log(`mutation: score ${score.toFixed(1)}% (${detected}/${detected + undetected}), ${rows.length} surviving, ${unexplained.length} not analysed; wrote ${outFile}`);
+  console.log(
+    `mutation: score ${score.toFixed(1)}% (${detected}/${detected + undetected}), ${rows.length} surviving, ${unexplained.length} not analysed; wrote ${outFile}`,
+  );
   if (unexplained.length > 0) console.log(`mutation: not analysed:\n  ${unexplained.join('\n  ')}`);
 }
 

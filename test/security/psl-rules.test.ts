@@ -25,7 +25,11 @@ beforeAll(async () => {
 /** The rule without its `*.` (the name every match lies under, or is). */
 const baseOf = (rule: string): string => rule.replace(/^\*\./, '');
 /** Every proper ancestor of `domain`: `a.b.c` → `b.c`, `c`. */
-const ancestorsOf = (domain: string): string[] => domain.split('.').map((_, i, labels) => labels.slice(i).join('.')).slice(1);
+const ancestorsOf = (domain: string): string[] =>
+  domain
+    .split('.')
+    .map((_, i, labels) => labels.slice(i).join('.'))
+    .slice(1);
 /**
  * A registrable domain below the suffix, `label` its own label: `*` labels, of
  * this rule or of `*.` rules right under it, instantiated.
@@ -65,10 +69,14 @@ describe('hostile rules are refused where they are written', () => {
     expect(() => createAmpCors(options), 'fetch').toThrow(AmpCorsError);
   });
   it('the error names the public suffix under the base and its section', () => {
-    expect(() => parsePublisherRules(['*.amazonaws.com'], CACHES)).toThrow(/the public suffix s3\.amazonaws\.com \(Public Suffix List, private section\) lies under amazonaws\.com/);
-    expect(() => parsePublisherRules(['*.fastly.net'], CACHES)).toThrow(/the public suffix [a-z0-9.-]+\.fastly\.net \(Public Suffix List, private section\) lies under fastly\.net/);
+    expect(() => parsePublisherRules(['*.amazonaws.com'], CACHES)).toThrow(
+      /the public suffix s3\.amazonaws\.com \(Public Suffix List, private section\) lies under amazonaws\.com/,
+    );
+    expect(() => parsePublisherRules(['*.fastly.net'], CACHES)).toThrow(
+      /the public suffix [a-z0-9.-]+\.fastly\.net \(Public Suffix List, private section\) lies under fastly\.net/,
+    );
   });
-  it('a rule on the publisher\'s own subtree below those suffixes keeps working, and still denies the attacker', () => {
+  it("a rule on the publisher's own subtree below those suffixes keeps working, and still denies the attacker", () => {
     const verifier = createVerifier({ publishers: ['*.my-site.s3.amazonaws.com', '*.my-site.global.ssl.fastly.net'] });
     expect(verifier.verify(cacheOrigin('www.my-site.s3.amazonaws.com')).allowed).toBe(true);
     for (const attacker of ['attacker-bucket.s3.amazonaws.com', 'attacker.global.ssl.fastly.net', 'my-site.s3.amazonaws.com.evil.com']) {

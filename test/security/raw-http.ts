@@ -55,6 +55,12 @@ export function rawRequest(baseUrl: string, path: string, lines: ReadonlyArray<s
       clearTimeout(timer);
       finish();
     });
-    socket.write(Buffer.concat([Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: ${hostname}\r\n`), ...lines.map((l) => (typeof l === 'string' ? Buffer.from(l, 'utf8') : l)), Buffer.from('Content-Length: 0\r\nConnection: close\r\n\r\n')]));
+    socket.write(
+      Buffer.concat([
+        Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: ${hostname}\r\n`),
+        ...lines.map((l) => (typeof l === 'string' ? Buffer.from(l, 'utf8') : l)),
+        Buffer.from('Content-Length: 0\r\nConnection: close\r\n\r\n'),
+      ]),
+    );
   });
 }

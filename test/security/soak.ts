@@ -58,7 +58,6 @@ async function serve(adapter: AdapterName): Promise<void> {
   send({ url: api.url });
 }
 
-
 // ---------------------------------------------------------------------------
 // Parent: drive each adapter with autocannon and check every response.
 
@@ -158,9 +157,21 @@ function requestsFor(counters: Counters): Record<string, unknown>[] {
       request: { method: 'POST', path: '/api', headers: { origin: DENIED_CACHE, 'content-type': 'application/json' }, body: '{}' },
       want: { status: 403, acao: undefined, verdict: undefined },
     },
-    { name: 'allowed preflight', request: { method: 'OPTIONS', path: '/api', headers: preflightHeaders(ALLOWED_CACHE) }, want: { status: 204, acao: ALLOWED_CACHE, verdict: undefined } },
-    { name: 'allowed publisher GET', request: { method: 'GET', path: '/api', headers: { origin: ALLOWED_PUBLISHER } }, want: { status: 200, acao: ALLOWED_PUBLISHER, verdict: 'publisher-origin' } },
-    { name: 'denied preflight', request: { method: 'OPTIONS', path: '/api', headers: preflightHeaders(DENIED_ORIGIN) }, want: { status: 403, acao: undefined, verdict: undefined } },
+    {
+      name: 'allowed preflight',
+      request: { method: 'OPTIONS', path: '/api', headers: preflightHeaders(ALLOWED_CACHE) },
+      want: { status: 204, acao: ALLOWED_CACHE, verdict: undefined },
+    },
+    {
+      name: 'allowed publisher GET',
+      request: { method: 'GET', path: '/api', headers: { origin: ALLOWED_PUBLISHER } },
+      want: { status: 200, acao: ALLOWED_PUBLISHER, verdict: 'publisher-origin' },
+    },
+    {
+      name: 'denied preflight',
+      request: { method: 'OPTIONS', path: '/api', headers: preflightHeaders(DENIED_ORIGIN) },
+      want: { status: 403, acao: undefined, verdict: undefined },
+    },
     { name: 'GET without Origin', request: { method: 'GET', path: '/api', headers: {} }, want: { status: 200, acao: undefined, verdict: 'missing' } },
   ];
   return kinds.map(({ name, request, want }) => {
@@ -234,7 +245,13 @@ function cannon(options: Record<string, unknown>, limitSeconds: number, onProgre
   });
 }
 
-async function soakOne(adapter: AdapterName, amount: number, seconds: number, connections: number, pipelining: number): Promise<SoakRow & { handlerRunsSeen: number; handlerRunsServer: number; firstWrong?: string; shortBy: number }> {
+async function soakOne(
+  adapter: AdapterName,
+  amount: number,
+  seconds: number,
+  connections: number,
+  pipelining: number,
+): Promise<SoakRow & { handlerRunsSeen: number; handlerRunsServer: number; firstWrong?: string; shortBy: number }> {
   const server = await startServer(adapter);
   try {
     // Warm-up (checked as well, not counted), then the heap the soak starts from.

@@ -31,7 +31,12 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/core/test/*.test.ts', 'test/security/corpus-verify.test.ts', 'test/security/caches-faults.test.ts', 'packages/core/test/security/*.test.ts'],
+    include: [
+      'packages/core/test/*.test.ts',
+      'test/security/corpus-verify.test.ts',
+      'test/security/caches-faults.test.ts',
+      'packages/core/test/security/*.test.ts',
+    ],
     exclude: EXCLUDED_CORE_TESTS.map((name) => `packages/core/test/${name}.test.ts`),
     testTimeout: 30_000,
     env: { AMPCORS_PROPERTY_RUNS: process.env.AMPCORS_PROPERTY_RUNS ?? '100' },

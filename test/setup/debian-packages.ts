@@ -35,7 +35,10 @@ export function ensureDebianTools(tools: readonly DebianTool[] = DEBIAN_TOOLS): 
   console.log(`[setup] installing Debian packages: ${packages.join(' ')} (a few minutes on a fresh machine)`);
   const started = Date.now();
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...packages]]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', ...packages],
+  ]) {
     const result = spawnSync('apt-get', args, { stdio: 'inherit', env });
     if (result.error || result.status !== 0) {
       const why = result.error ? result.error.message : `exit status ${result.status}`;

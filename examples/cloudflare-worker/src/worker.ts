@@ -37,7 +37,9 @@ async function route(request: Request): Promise<Response> {
 /** The CORS-wrapped API for this environment, built once per isolate (the verifier precomputes its allow-set). */
 function apiFor(env: Env): Handler {
   if (api?.publishers !== env.PUBLISHERS) {
-    const publishers = env.PUBLISHERS.split(',').map((domain) => domain.trim()).filter((domain) => domain !== '');
+    const publishers = env.PUBLISHERS.split(',')
+      .map((domain) => domain.trim())
+      .filter((domain) => domain !== '');
     api = { publishers: env.PUBLISHERS, handler: withAmpCors(route, { publishers }) };
   }
   return api.handler;

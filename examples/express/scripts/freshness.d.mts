@@ -3,7 +3,12 @@
 /** A workspace package the demo uses: its directory and parsed package.json. */
 export interface DemoPackage {
   readonly dir: string;
-  readonly json: { readonly name: string; readonly scripts?: Record<string, string>; readonly dependencies?: Record<string, string>; readonly exports?: unknown };
+  readonly json: {
+    readonly name: string;
+    readonly scripts?: Record<string, string>;
+    readonly dependencies?: Record<string, string>;
+    readonly exports?: unknown;
+  };
 }
 
 /** What `npm run demo` must do before starting the server. */

@@ -72,9 +72,7 @@ export function demoPackages(root, exampleDir) {
 function filesUnder(path) {
   if (!existsSync(path)) return [];
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path, { withFileTypes: true }).flatMap((entry) =>
-    entry.name === 'node_modules' ? [] : filesUnder(join(path, entry.name)),
-  );
+  return readdirSync(path, { withFileTypes: true }).flatMap((entry) => (entry.name === 'node_modules' ? [] : filesUnder(join(path, entry.name))));
 }
 
 const mtime = (file) => statSync(file).mtimeMs;

@@ -35,12 +35,24 @@ beforeEach(() => {
   put('tsconfig.base.json', 0, '{}');
   put('node_modules/.modules.yaml', 1, '{}');
   // core: built by tsup into dist/; page: built by its own build.mjs into dist/ and lib/, from its and core's sources.
-  put('packages/core/package.json', 0, json({ name: 'core', scripts: { build: 'tsup src/index.ts' }, exports: { '.': { import: './dist/index.js', require: './dist/index.cjs' }, './package.json': './package.json' } }));
+  put(
+    'packages/core/package.json',
+    0,
+    json({
+      name: 'core',
+      scripts: { build: 'tsup src/index.ts' },
+      exports: { '.': { import: './dist/index.js', require: './dist/index.cjs' }, './package.json': './package.json' },
+    }),
+  );
   put('packages/core/src/index.ts', 0);
   put('packages/core/test/core.test.ts', 5);
   put('packages/core/dist/index.js', 2);
   put('packages/core/dist/index.cjs', 2);
-  put('packages/page/package.json', 0, json({ name: 'page', scripts: { build: 'node build.mjs' }, dependencies: { core: 'workspace:^' }, exports: { '.': './lib/index.js' } }));
+  put(
+    'packages/page/package.json',
+    0,
+    json({ name: 'page', scripts: { build: 'node build.mjs' }, dependencies: { core: 'workspace:^' }, exports: { '.': './lib/index.js' } }),
+  );
   put('packages/page/build.mjs', 0);
   put('packages/page/src/app.ts', 0);
   put('packages/page/dist/index.html', 2);
@@ -65,7 +77,7 @@ describe('what npm run demo must do first', () => {
     expect(work()).toEqual({ install: undefined, builds: [] });
   });
 
-  it("rebuilds a package whose source changed, and every package built from it, in order", () => {
+  it('rebuilds a package whose source changed, and every package built from it, in order', () => {
     at('packages/core/src/index.ts', 3);
     expect(work().builds).toEqual([
       { name: 'core', why: 'packages/core/src/index.ts changed since the last build' },

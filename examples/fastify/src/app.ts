@@ -18,7 +18,9 @@ export async function buildApp(): Promise<{ app: FastifyInstance; subscriptions:
   let subscriptions = 0;
   const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 4096 });
   // amp-form posts application/x-www-form-urlencoded (or multipart); the form here is one field.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))));
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  );
 
   // Outside CORS: a health check for load balancers (and the subscription counter, for the demo).
   app.get('/health', async () => ({ status: 'ok', runtime: `node ${process.version}`, subscriptions }));

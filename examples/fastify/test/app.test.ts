@@ -12,7 +12,7 @@ const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
 describe('examples/fastify', () => {
   it('amp-list from the AMP cache: allowed with credentials', async () => {
-    const { app, subscriptions } = await buildApp();
+    const { app } = await buildApp();
     const res = await app.inject({ method: 'GET', url: '/api/items', headers: { origin: CACHE } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe(CACHE);
@@ -35,7 +35,12 @@ describe('examples/fastify', () => {
     'attacker %s: 403 before the route, no subscription, no CORS header',
     async (origin) => {
       const { app, subscriptions } = await buildApp();
-      const res = await app.inject({ method: 'POST', url: '/api/subscribe', headers: { origin, cookie: 'session=1', ...form }, payload: 'email=a%40example.com' });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/subscribe',
+        headers: { origin, cookie: 'session=1', ...form },
+        payload: 'email=a%40example.com',
+      });
       expect(res.statusCode).toBe(403);
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
       expect(subscriptions()).toBe(0);
@@ -43,7 +48,7 @@ describe('examples/fastify', () => {
   );
 
   it('/health is outside the plugin: no CORS header, no 403', async () => {
-    const { app, subscriptions } = await buildApp();
+    const { app } = await buildApp();
     const res = await app.inject({ method: 'GET', url: '/health', headers: { origin: 'https://evil.example' } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();

@@ -3,7 +3,10 @@
  */
 import { createApp } from './app.js';
 
-declare const Bun: { version: string; serve(options: { fetch: (request: Request) => Response | Promise<Response>; port: number; hostname: string }): { port: number; stop(): Promise<void> } };
+declare const Bun: {
+  version: string;
+  serve(options: { fetch: (request: Request) => Response | Promise<Response>; port: number; hostname: string }): { port: number; stop(): Promise<void> };
+};
 
 const hostname = process.env.HOST ?? '127.0.0.1';
 const server = Bun.serve({ fetch: createApp(`bun ${Bun.version}`).fetch, port: Number(process.env.PORT ?? 3006), hostname });

@@ -8,7 +8,10 @@ import { createApp } from './app.js';
 declare const Deno: {
   version: { deno: string };
   env: { get(name: string): string | undefined };
-  serve(options: { port: number; hostname: string; onListen(address: { port: number }): void }, handler: (request: Request) => Response | Promise<Response>): { shutdown(): Promise<void> };
+  serve(
+    options: { port: number; hostname: string; onListen(address: { port: number }): void },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): { shutdown(): Promise<void> };
   addSignalListener(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
   exit(code: number): never;
 };
@@ -16,7 +19,11 @@ declare const Deno: {
 const hostname = Deno.env.get('HOST') ?? '127.0.0.1';
 const app = createApp(`deno ${Deno.version.deno}`);
 const server = Deno.serve(
-  { port: Number(Deno.env.get('PORT') ?? 3006), hostname, onListen: ({ port }) => console.log(`ampcors example (hono on deno): publisher API listening on http://${hostname}:${port}`) },
+  {
+    port: Number(Deno.env.get('PORT') ?? 3006),
+    hostname,
+    onListen: ({ port }) => console.log(`ampcors example (hono on deno): publisher API listening on http://${hostname}:${port}`),
+  },
   app.fetch,
 );
 

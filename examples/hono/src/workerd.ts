@@ -23,7 +23,14 @@ await build({
 });
 
 const host = process.env.HOST ?? '127.0.0.1';
-const miniflare = new Miniflare({ name: 'ampcors-example-hono', modules: true, scriptPath, compatibilityDate: '2025-06-01', host, port: Number(process.env.PORT ?? 8787) });
+const miniflare = new Miniflare({
+  name: 'ampcors-example-hono',
+  modules: true,
+  scriptPath,
+  compatibilityDate: '2025-06-01',
+  host,
+  port: Number(process.env.PORT ?? 8787),
+});
 const url = await miniflare.ready;
 console.log(`ampcors example (hono on workerd): publisher API listening on ${url.origin}`);
 

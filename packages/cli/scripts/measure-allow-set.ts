@@ -54,7 +54,9 @@ function measure(count: number): void {
   const set = loadAllowSet(bytes);
   const loaded = performance.now();
   const cpuLoaded = cpuSeconds();
-  console.log(`file: ${bytes.length} bytes (${mib(bytes.length)}), ${(bytes.length / count).toFixed(2)} B/domain, ${((bytes.length * 8) / set.size).toFixed(1)} bits/prefix`);
+  console.log(
+    `file: ${bytes.length} bytes (${mib(bytes.length)}), ${(bytes.length / count).toFixed(2)} B/domain, ${((bytes.length * 8) / set.size).toFixed(1)} bits/prefix`,
+  );
   console.log(`raw (uncoded) would be: ${(set.size * set.hashBytes) / count} B/domain of hashes`);
   console.log(`load (checksum + Rice decode + order check): ${((loaded - built) / 1000).toFixed(2)} s wall, ${(cpuLoaded - cpuBuilt).toFixed(2)} s CPU`);
 

@@ -43,16 +43,7 @@ import { type InputStream, writeBytes, writeJson, writeLine, writeRow } from './
 import { createProgressBar } from './progress-bar.js';
 import { redis } from './redis-command.js';
 
-export {
-  CliError,
-  type Command,
-  type CommandContext,
-  type CommandIo,
-  type CommandOption,
-  EXIT,
-  EXIT_MEANINGS,
-  UsageError,
-} from './command-kit.js';
+export { CliError, type Command, type CommandContext, type CommandIo, type CommandOption, EXIT, EXIT_MEANINGS, UsageError } from './command-kit.js';
 
 /** The `--progress` option of `check` and `compile`. */
 const PROGRESS_OPTION: CommandOption = { type: 'boolean', description: 'draw progress on stderr even when it is not a terminal' };
@@ -98,7 +89,11 @@ const url: Command = {
   usage: 'url <publisher-url> [--cache <id>] [--type c|v|wp|cert|i|ii|r] [--width <n>]',
   options: {
     cache: { type: 'string', arg: '<id>', description: `the cache (${CACHES.map((c) => c.id).join(', ')}; default ${CACHES[0]?.id})` },
-    type: { type: 'string', arg: '<type>', description: 'serving type: c content, v viewer, wp web package, cert, i image, ii image with width, r resource (default: from the file name)' },
+    type: {
+      type: 'string',
+      arg: '<type>',
+      description: 'serving type: c content, v viewer, wp web package, cert, i image, ii image with width, r resource (default: from the file name)',
+    },
     width: { type: 'string', arg: '<n>', description: 'maximum width for --type ii' },
   },
   examples: ['ampcors url https://example.com/amp_document.html', 'ampcors url https://example.com/logo.png --type ii --width 800 --cache bing'],
@@ -143,7 +138,15 @@ const reverse: Command = {
         return {
           code: EXIT.ok,
           text: [result.publisherDomain],
-          json: { origin: input, ok: true, hashed: false, publisherDomain: result.publisherDomain, prefix: result.prefix, form: result.form, cache: result.cache.id },
+          json: {
+            origin: input,
+            ok: true,
+            hashed: false,
+            publisherDomain: result.publisherDomain,
+            prefix: result.prefix,
+            form: result.form,
+            cache: result.cache.id,
+          },
         };
       }
       if (result.ok) {
@@ -166,10 +169,21 @@ const check: Command = {
   summary: 'judge an Origin as a verifier configured with publishers, or as a compiled allow-set',
   usage: 'check <origin> (--publishers <list|@file> [--origins <list|@file>] | --allow-set <file>) [--progress]',
   options: {
-    publishers: { type: 'string', arg: '<list|@file>', description: 'publisher domains (example.com, *.example.org): a comma list, or @file for a file with one per line' },
-    origins: { type: 'string', arg: '<list|@file>', description: "the publisher's own origins, a comma list or @file (default: https:// + each publisher domain)" },
+    publishers: {
+      type: 'string',
+      arg: '<list|@file>',
+      description: 'publisher domains (example.com, *.example.org): a comma list, or @file for a file with one per line',
+    },
+    origins: {
+      type: 'string',
+      arg: '<list|@file>',
+      description: "the publisher's own origins, a comma list or @file (default: https:// + each publisher domain)",
+    },
     'allow-set': { type: 'string', arg: '<file>', description: 'a compact allow-set written by `ampcors compile`' },
-    progress: { ...PROGRESS_OPTION, description: 'count the origins on stderr even when it is not a terminal (by default: only when stderr is a terminal and stdout is not)' },
+    progress: {
+      ...PROGRESS_OPTION,
+      description: 'count the origins on stderr even when it is not a terminal (by default: only when stderr is a terminal and stdout is not)',
+    },
   },
   examples: [
     'ampcors check https://www-example-com.cdn.ampproject.org --publishers example.com,www.example.com',
@@ -229,7 +243,12 @@ const compile: Command = {
   summary: 'compile publisher domains (one per line) into a compact allow-set file',
   usage: 'compile <domains.txt> -o <file|-> [--cache <id>]… [--encoding rice|raw] [--hash-bytes 16|20|24|28|32] [--progress]',
   options: {
-    output: { type: 'string', short: 'o', arg: '<file|->', description: 'the allow-set file to write; - writes it to stdout (the summary then goes to stderr)' },
+    output: {
+      type: 'string',
+      short: 'o',
+      arg: '<file|->',
+      description: 'the allow-set file to write; - writes it to stdout (the summary then goes to stderr)',
+    },
     cache: { type: 'string', multiple: true, arg: '<id>', description: 'only these caches (repeatable; default: all bundled caches)' },
     encoding: { type: 'string', arg: '<rice|raw>', description: 'Rice-delta coded hashes (default) or raw hashes' },
     'hash-bytes': { type: 'string', arg: '<n>', description: 'bytes of SHA-256 kept per prefix (default 16 = 128 bits, the minimum)' },
@@ -252,7 +271,8 @@ const compile: Command = {
     if (output === undefined) throw new UsageError('compile needs -o <file> (or -o - for stdout)');
     if (context.positionals.length > 1) throw new UsageError('compile reads one list of domains');
     const { stdout, stderr } = context.io;
-    if (output === '-' && stdout.isTTY === true) throw new UsageError('-o - writes a binary allow-set to stdout, which is a terminal here: redirect it to a file or a pipe');
+    if (output === '-' && stdout.isTTY === true)
+      throw new UsageError('-o - writes a binary allow-set to stdout, which is a terminal here: redirect it to a file or a pipe');
     const cacheValue = context.values.cache;
     const cacheIds = Array.isArray(cacheValue) ? cacheValue.filter((id): id is string => typeof id === 'string') : [];
     const caches = cacheIds.map((id) => {
@@ -336,7 +356,10 @@ const compile: Command = {
     if (context.json) await writeJson(to, summary);
     else {
       const perDomain = summary.bytesPerDomain === null ? '' : ` (${summary.bytesPerDomain} B/domain)`;
-      await writeLine(to, `wrote ${output === '-' ? 'stdout' : output}: ${summary.domains} domains, ${summary.prefixes} prefixes, ${summary.bytes} bytes${perDomain}, caches ${summary.caches.join(', ')}`);
+      await writeLine(
+        to,
+        `wrote ${output === '-' ? 'stdout' : output}: ${summary.domains} domains, ${summary.prefixes} prefixes, ${summary.bytes} bytes${perDomain}, caches ${summary.caches.join(', ')}`,
+      );
     }
     return EXIT.ok;
   },

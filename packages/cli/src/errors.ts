@@ -67,4 +67,3 @@ export function badConfiguration(error: unknown): CliError {
   if (isAmpCorsError(error)) return new CliError(EXIT.badInput, error.code, error.message);
   throw error;
 }
-

@@ -84,7 +84,8 @@ function stepLines(step: ExplainStep, index: number): string[] {
 
 function resultLine(result: ReverseOriginResult, judged: boolean): string {
   if (result.ok && !result.hashed) return `result:      ${result.publisherDomain} (cache ${result.cache.id}, prefix ${result.prefix}, form ${result.form})`;
-  if (result.ok) return `result:      hashed prefix ${result.prefix} on cache ${result.cache.id}: not reversible${judged ? '' : ' (--publishers tells whose it is)'}`;
+  if (result.ok)
+    return `result:      hashed prefix ${result.prefix} on cache ${result.cache.id}: not reversible${judged ? '' : ' (--publishers tells whose it is)'}`;
   return `result:      ${result.reason}: ${result.detail}`;
 }
 
@@ -118,7 +119,10 @@ function explanationCode(explanation: OriginExplanation): number {
  * publisher-less explanation: the same fields `explainOrigin` gives with
  * `publishers`, from a verifier and an index built once.
  */
-function judgeWith(verify: (origin: string) => Verdict, sources: ReadonlyMap<string, readonly PrefixSource[]>): (origin: string, explanation: OriginExplanation) => OriginExplanation {
+function judgeWith(
+  verify: (origin: string) => Verdict,
+  sources: ReadonlyMap<string, readonly PrefixSource[]>,
+): (origin: string, explanation: OriginExplanation) => OriginExplanation {
   return (origin, explanation) => {
     const prefix = 'prefix' in explanation.result ? explanation.result.prefix : undefined;
     return { ...explanation, verdict: verify(origin), producedBy: prefix === undefined ? [] : [...(sources.get(prefix) ?? [])] };
@@ -130,8 +134,16 @@ export const explain: Command = {
   summary: 'explain, step by step, how ampcors reads an Origin (spec §4), with the verdict for a publisher list',
   usage: 'explain <origin> [--publishers <list|@file> [--origins <list|@file>]] [--cache <id>]',
   options: {
-    publishers: { type: 'string', arg: '<list|@file>', description: 'publisher domains (example.com, *.example.org), a comma list or @file: adds the verdict and which listed domain produces the prefix' },
-    origins: { type: 'string', arg: '<list|@file>', description: "the publisher's own origins, a comma list or @file, for the verdict (default: https:// + each publisher domain)" },
+    publishers: {
+      type: 'string',
+      arg: '<list|@file>',
+      description: 'publisher domains (example.com, *.example.org), a comma list or @file: adds the verdict and which listed domain produces the prefix',
+    },
+    origins: {
+      type: 'string',
+      arg: '<list|@file>',
+      description: "the publisher's own origins, a comma list or @file, for the verdict (default: https:// + each publisher domain)",
+    },
     cache: { ...CACHE_OPTION, description: `only this cache is registered (${CACHES.map((c) => c.id).join(', ')}; default: all)` },
   },
   examples: [
@@ -180,7 +192,11 @@ export const explain: Command = {
       // An origin that does not parse: its explanation (the refusing step), plus the error every command gives it.
       const malformed = malformedOrigin(input);
       if (malformed) {
-        return { code: malformed.code, text: [...shown, `error:       ${malformed.message ?? ''}`], json: { ...malformed.json, ...explanationJson(input, explanation) } };
+        return {
+          code: malformed.code,
+          text: [...shown, `error:       ${malformed.message ?? ''}`],
+          json: { ...malformed.json, ...explanationJson(input, explanation) },
+        };
       }
       return { code: explanationCode(explanation), text: shown, json: explanationJson(input, explanation) };
     });

@@ -131,7 +131,11 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<numb
   const options = Object.fromEntries(
     Object.entries({ ...command.options, ...COMMON_OPTIONS }).map(([option, spec]) => [
       option,
-      { type: spec.type, ...('short' in spec && spec.short !== undefined ? { short: spec.short } : {}), ...('multiple' in spec && spec.multiple ? { multiple: true } : {}) },
+      {
+        type: spec.type,
+        ...('short' in spec && spec.short !== undefined ? { short: spec.short } : {}),
+        ...('multiple' in spec && spec.multiple ? { multiple: true } : {}),
+      },
     ]),
   );
   let parsed: ReturnType<typeof parseArgs>;

@@ -9,7 +9,18 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { canonicalDomain, createAsyncVerifier, isAmpCorsError } from '@ampcors/core';
 import type { RedisRegistry } from '@ampcors/redis';
-import { CliError, type Command, type CommandContext, EXIT, forEachInput, malformedOrigin, stringOption, UsageError, verdictJson, verdictText } from './command-kit.js';
+import {
+  CliError,
+  type Command,
+  type CommandContext,
+  EXIT,
+  forEachInput,
+  malformedOrigin,
+  stringOption,
+  UsageError,
+  verdictJson,
+  verdictText,
+} from './command-kit.js';
 import { FileError, type InputLine, readLines } from './input-lines.js';
 import { type InputStream, writeJson, writeLine } from './output.js';
 
@@ -78,7 +89,8 @@ function settingsOf(context: CommandContext): RedisSettings {
   } catch {
     throw new UsageError(`--url must be a redis:// or rediss:// URL, not ${JSON.stringify(url.slice(0, 80))}`);
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new UsageError(`--url must be a redis:// or rediss:// URL, not ${parsed.protocol}//…`);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    throw new UsageError(`--url must be a redis:// or rediss:// URL, not ${parsed.protocol}//…`);
   if (parsed.username !== '' || parsed.password !== '') {
     parsed.username = parsed.username === '' ? '' : '***';
     parsed.password = parsed.password === '' ? '' : '***';
@@ -138,7 +150,10 @@ async function collectDomains(lines: AsyncIterable<InputLine> | Iterable<InputLi
 }
 
 /** The domains of `add` and `remove`: the arguments, or stdin lines. */
-function domainLines(context: CommandContext, args: readonly string[]): { lines: AsyncIterable<InputLine> | Iterable<InputLine>; where: (n: number) => string } {
+function domainLines(
+  context: CommandContext,
+  args: readonly string[],
+): { lines: AsyncIterable<InputLine> | Iterable<InputLine>; where: (n: number) => string } {
   if (args.length === 0 || (args.length === 1 && args[0] === '-')) {
     if (args.length === 0 && context.io.stdin.isTTY === true) throw new UsageError('no domains given: pass them as arguments, or pipe one per line on stdin');
     return { lines: readLines(context.io.stdin, { comments: true }), where: (n) => `stdin:${n}` };
@@ -147,7 +162,10 @@ function domainLines(context: CommandContext, args: readonly string[]): { lines:
 }
 
 /** The lines of `load`'s list: a file, or stdin for `-` or nothing. */
-async function listLines(context: CommandContext, args: readonly string[]): Promise<{ lines: AsyncIterable<InputLine>; where: (n: number) => string; name: string }> {
+async function listLines(
+  context: CommandContext,
+  args: readonly string[],
+): Promise<{ lines: AsyncIterable<InputLine>; where: (n: number) => string; name: string }> {
   if (args.length > 1) throw new UsageError('redis load reads one list of domains (a file, or - for stdin)');
   const input = args[0] ?? '-';
   if (input === '-') {
@@ -270,7 +288,11 @@ export const redis: Command = {
   usage: 'redis <add|remove|load|count|check> [arguments] [--url <redis-url>] [--key-prefix <prefix>] [--timeout <ms>]',
   options: {
     url: { type: 'string', arg: '<redis-url>', description: `the Redis server (default ${DEFAULT_REDIS_URL}); credentials are never printed` },
-    'key-prefix': { type: 'string', arg: '<prefix>', description: `key namespace, as your servers' createRedisRegistry uses it (default ${DEFAULT_KEY_PREFIX})` },
+    'key-prefix': {
+      type: 'string',
+      arg: '<prefix>',
+      description: `key namespace, as your servers' createRedisRegistry uses it (default ${DEFAULT_KEY_PREFIX})`,
+    },
     timeout: { type: 'string', arg: '<ms>', description: `give up when Redis does not answer within this long (default ${DEFAULT_REDIS_TIMEOUT_MS})` },
   },
   examples: [
@@ -303,7 +325,11 @@ export const redis: Command = {
   run: async (context) => {
     const [subcommand, ...args] = context.positionals;
     if (subcommand === undefined || !(SUBCOMMANDS as readonly string[]).includes(subcommand)) {
-      throw new UsageError(subcommand === undefined ? `redis needs a subcommand: ${SUBCOMMANDS.join(', ')}` : `unknown redis subcommand ${JSON.stringify(subcommand)} (known: ${SUBCOMMANDS.join(', ')})`);
+      throw new UsageError(
+        subcommand === undefined
+          ? `redis needs a subcommand: ${SUBCOMMANDS.join(', ')}`
+          : `unknown redis subcommand ${JSON.stringify(subcommand)} (known: ${SUBCOMMANDS.join(', ')})`,
+      );
     }
     const which = subcommand as Subcommand;
     if (which === 'count') return count(context, args);

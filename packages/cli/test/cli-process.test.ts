@@ -23,9 +23,7 @@ function binIsStale(): boolean {
 }
 
 beforeAll(() => {
-  const filters = ['core', 'redis']
-    .filter((name) => !existsSync(join(root, `packages/${name}/dist/index.js`)))
-    .map((name) => `@ampcors/${name}`);
+  const filters = ['core', 'redis'].filter((name) => !existsSync(join(root, `packages/${name}/dist/index.js`))).map((name) => `@ampcors/${name}`);
   if (filters.length > 0 || binIsStale()) filters.push('@ampcors/cli');
   if (filters.length > 0) {
     execFileSync('npx', ['-y', 'pnpm@10.34.9', ...filters.flatMap((f) => ['--filter', f]), 'run', 'build'], { cwd: root, stdio: 'pipe' });
@@ -43,7 +41,10 @@ describe('ampcors bin', () => {
   it('checks piped origins as JSON lines and exits 1 when one is denied', () => {
     const result = ampcors(['check', '--publishers', 'example.com', '--json'], 'https://example-com.cdn.ampproject.org\nhttps://evil-com.www.bing-amp.com\n');
     expect(result.status).toBe(1);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { allowed: boolean; reason: string });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { allowed: boolean; reason: string });
     expect(lines.map((l) => [l.allowed, l.reason])).toEqual([
       [true, 'cache-origin'],
       [false, 'unknown-publisher'],
@@ -87,7 +88,9 @@ describe('ampcors bin', () => {
     const result = ampcors(['redis', 'add', 'shop.example', '--url', `redis://127.0.0.1:${port}`, '--timeout', '500']);
     expect(result.status).toBe(5);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`ampcors: Redis at redis://127.0.0.1:${port} is unavailable: Redis did not answer within 500 ms (is redis-server running there? see --url)\n`);
+    expect(result.stderr).toBe(
+      `ampcors: Redis at redis://127.0.0.1:${port} is unavailable: Redis did not answer within 500 ms (is redis-server running there? see --url)\n`,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
@@ -127,12 +130,19 @@ describe('@ampcors/redis is an optional peer, loaded only by `ampcors redis`', (
         'ampcors: ampcors redis needs the optional package @ampcors/redis, which is not installed: run `npm install @ampcors/redis` (next to @ampcors/cli; globally: npm install -g @ampcors/redis)\n',
       );
       const asJson = run(['redis', 'count', '--json']);
-      expect([asJson.status, JSON.parse(asJson.stdout)]).toEqual([6, { error: { code: 'missing-package', message: expect.stringContaining('npm install @ampcors/redis') } }]);
-      const cjs = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(modules, 'cli', 'dist', 'index.cjs'))}).run(['redis', 'count']).then((code) => process.exit(code))`], {
-        cwd: install,
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      expect([asJson.status, JSON.parse(asJson.stdout)]).toEqual([
+        6,
+        { error: { code: 'missing-package', message: expect.stringContaining('npm install @ampcors/redis') } },
+      ]);
+      const cjs = spawnSync(
+        process.execPath,
+        ['-e', `require(${JSON.stringify(join(modules, 'cli', 'dist', 'index.cjs'))}).run(['redis', 'count']).then((code) => process.exit(code))`],
+        {
+          cwd: install,
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
       expect([cjs.status, cjs.stderr]).toEqual([6, expect.stringContaining('needs the optional package @ampcors/redis')]);
     } finally {
       rmSync(install, { recursive: true, force: true });

@@ -38,7 +38,10 @@ function expectInert(result: Result, what: string): Result {
     ['stderr', result.stderr],
   ] as const) {
     const match = ACTIVE.exec(capture.text);
-    expect(match, `${what}: raw U+${match?.[0].codePointAt(0)?.toString(16).padStart(4, '0')} on ${name}: ${JSON.stringify(capture.text.slice(0, 200))}`).toBeNull();
+    expect(
+      match,
+      `${what}: raw U+${match?.[0].codePointAt(0)?.toString(16).padStart(4, '0')} on ${name}: ${JSON.stringify(capture.text.slice(0, 200))}`,
+    ).toBeNull();
   }
   return result;
 }
@@ -101,7 +104,12 @@ const COMMANDS: { name: string; argv: string[]; keys: string[]; wrap: (payload: 
   { name: 'url (host)', argv: ['url'], keys: ['input', 'url'], wrap: (p) => `https://exa${p}mple.com/` },
   { name: 'reverse', argv: ['reverse'], keys: ['input', 'origin'], wrap: (p) => `https://${p}evil-com.cdn.ampproject.org` },
   { name: 'explain', argv: ['explain'], keys: ['input', 'origin'], wrap: (p) => `https://evil${p}.example` },
-  { name: 'explain --publishers', argv: ['explain', '--publishers', 'example.com'], keys: ['input', 'origin'], wrap: (p) => `https://example-com.cdn.ampproject.org${p}` },
+  {
+    name: 'explain --publishers',
+    argv: ['explain', '--publishers', 'example.com'],
+    keys: ['input', 'origin'],
+    wrap: (p) => `https://example-com.cdn.ampproject.org${p}`,
+  },
   { name: 'check --publishers', argv: ['check', '--publishers', 'example.com'], keys: ['input', 'origin'], wrap: (p) => `https://${p}evil.com` },
   { name: 'check --allow-set', argv: ['check', '--allow-set', 'set.acs'], keys: ['input', 'origin'], wrap: (p) => `https://evil-com.cdn.ampproject.org/${p}` },
 ];
@@ -120,7 +128,11 @@ describe('every command that prints its input, in text and in --json', () => {
   });
 
   it('property: any line of text, through every command, never reaches the terminal raw', async () => {
-    const unit = fc.oneof(fc.constantFrom(...[...PAYLOADS.join('')]), fc.constantFrom('https://', 'example', '-com', '.', 'cdn.ampproject.org', '/', ':443'), fc.string({ unit: 'binary', maxLength: 3 }));
+    const unit = fc.oneof(
+      fc.constantFrom(...[...PAYLOADS.join('')]),
+      fc.constantFrom('https://', 'example', '-com', '.', 'cdn.ampproject.org', '/', ':443'),
+      fc.string({ unit: 'binary', maxLength: 3 }),
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.array(unit, { minLength: 1, maxLength: 12 }).map((parts) => parts.join('').replace(/[\n\r]/g, '')),
@@ -153,7 +165,13 @@ describe('every command that prints its input, in text and in --json', () => {
 
   it('usage errors echo the command, option or value escaped, in text and as JSON', async () => {
     const evil = '\x1b[2J\u202e';
-    for (const argv of [[`pre${evil}fix`], ['prefix', `--bo${evil}gus`], ['origin', 'a.com', '--cache', evil], ['url', 'https://a.com/', '--type', evil], ['help', evil]]) {
+    for (const argv of [
+      [`pre${evil}fix`],
+      ['prefix', `--bo${evil}gus`],
+      ['origin', 'a.com', '--cache', evil],
+      ['url', 'https://a.com/', '--type', evil],
+      ['help', evil],
+    ]) {
       const text = expectInert(await cli(argv), argv.join(' '));
       expect(text.code).toBe(2);
       const asJson = expectInert(await cli([...argv, '--json']), `${argv.join(' ')} --json`);

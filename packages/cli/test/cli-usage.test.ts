@@ -37,7 +37,9 @@ describe('--publishers and --origins: a list, or @file — never a guess', () =>
     const origin = 'https://example-com.cdn.ampproject.org';
     const listed = await run(['check', origin, '--publishers', 'example.com']);
     expect(listed.code).toBe(EXIT.ok);
-    expect(listed.stderr.text).toBe('ampcors: warning: --publishers example.com is read as a list, not as the file of that name; to read the file, write --publishers @example.com\n');
+    expect(listed.stderr.text).toBe(
+      'ampcors: warning: --publishers example.com is read as a list, not as the file of that name; to read the file, write --publishers @example.com\n',
+    );
     const fromFile = await run(['check', origin, 'https://other-example.cdn.ampproject.org', '--publishers', '@example.com']);
     expect(fromFile.code).toBe(EXIT.denied);
     expect(fromFile.stdout.lines.map((l) => l.split(' ')[0])).toEqual(['denied', 'allowed']);
@@ -55,7 +57,10 @@ describe('--publishers and --origins: a list, or @file — never a guess', () =>
 
   it('a path given as a list is a usage error that suggests @; @ alone too; a missing @file is "cannot read", exit 4', async () => {
     const path = await run(['check', 'https://a.com', '--publishers', 'lists/pubs.txt']);
-    expect([path.code, path.stderr.lines[0]]).toEqual([EXIT.usage, 'ampcors: --publishers lists/pubs.txt is read as a comma-separated list, and a list item has no "/"; to read a file, write --publishers @lists/pubs.txt']);
+    expect([path.code, path.stderr.lines[0]]).toEqual([
+      EXIT.usage,
+      'ampcors: --publishers lists/pubs.txt is read as a comma-separated list, and a list item has no "/"; to read a file, write --publishers @lists/pubs.txt',
+    ]);
     expect((await run(['explain', 'https://a.com', '--publishers', '@'])).code).toBe(EXIT.usage);
     const missing = await run(['explain', 'https://a.com', '--publishers', 'site.example', '--origins', '@nope.txt']);
     expect([missing.code, missing.stderr.text]).toEqual([EXIT.unreadableFile, 'ampcors: cannot read nope.txt: no such file or directory\n']);
@@ -154,7 +159,12 @@ describe('a malformed origin: exit 3 and one --json error shape in every command
     const [line] = json(asJson.stdout);
     expect(line).toMatchObject({
       input: MALFORMED,
-      error: { code: 'invalid-origin', message: expect.stringMatching(/^not a valid Origin \(not-canonical: /), reason: 'not-canonical', suggestion: 'https://example-com.cdn.ampproject.org' },
+      error: {
+        code: 'invalid-origin',
+        message: expect.stringMatching(/^not a valid Origin \(not-canonical: /),
+        reason: 'not-canonical',
+        suggestion: 'https://example-com.cdn.ampproject.org',
+      },
     });
   });
 
@@ -197,7 +207,9 @@ describe('a malformed origin: exit 3 and one --json error shape in every command
       expect(json(result.stdout), argv.join(' ')).toEqual([{ error: { code, message: expect.any(String) } }]);
     }
     // A bad input line has the same shape, plus the input it is about.
-    expect(json((await run(['prefix', 'bad..com', '--json'])).stdout)).toEqual([{ input: 'bad..com', error: { code: 'invalid-domain', message: expect.any(String) } }]);
+    expect(json((await run(['prefix', 'bad..com', '--json'])).stdout)).toEqual([
+      { input: 'bad..com', error: { code: 'invalid-domain', message: expect.any(String) } },
+    ]);
   });
 });
 

@@ -115,7 +115,15 @@ describe('prefix, origin, url, reverse, caches', () => {
     expect((await cli(['reverse', 'https://Example-com.cdn.ampproject.org'])).code).toBe(EXIT.badInput);
     const lines = json((await cli(['reverse', '--json'], 'https://a--b-example-com.cdn.ampproject.org\nhttps://example.com\n')).stdout);
     expect(lines).toEqual([
-      { origin: 'https://a--b-example-com.cdn.ampproject.org', ok: true, hashed: false, publisherDomain: 'a-b.example.com', prefix: 'a--b-example-com', form: 'spec', cache: 'google' },
+      {
+        origin: 'https://a--b-example-com.cdn.ampproject.org',
+        ok: true,
+        hashed: false,
+        publisherDomain: 'a-b.example.com',
+        prefix: 'a--b-example-com',
+        form: 'spec',
+        cache: 'google',
+      },
       { origin: 'https://example.com', ok: false, reason: 'unknown-cache', detail: expect.any(String) },
     ]);
   });
@@ -134,7 +142,10 @@ describe('check and compile', () => {
     const ok = await cli(['check', 'https://example-com.cdn.ampproject.org', '--publishers', 'example.com,www.example.com']);
     expect(ok.code).toBe(0);
     expect(ok.stdout.lines).toEqual(['allowed cache-origin https://example-com.cdn.ampproject.org — publisher example.com; cache google']);
-    const mixed = await cli(['check', '--publishers', '@publishers.txt', '--json'], 'https://a-b-example-org.www.bing-amp.com\nhttps://evil-com.cdn.ampproject.org\n');
+    const mixed = await cli(
+      ['check', '--publishers', '@publishers.txt', '--json'],
+      'https://a-b-example-org.www.bing-amp.com\nhttps://evil-com.cdn.ampproject.org\n',
+    );
     expect(mixed.code).toBe(EXIT.denied);
     expect(json(mixed.stdout)).toEqual([
       expect.objectContaining({ allowed: true, reason: 'cache-origin-wildcard', publisherDomain: 'a.b.example.org', cache: 'bing' }),
@@ -163,7 +174,10 @@ describe('check and compile', () => {
     const set = loadAllowSet(readFileSync(join(dir, 'set.acs')));
     expect(set.domainCount).toBe(4);
     const hashed = prefixForms(long)[0]?.prefix as string;
-    const checked = await cli(['check', '--allow-set', 'set.acs'], `https://www-example-com.cdn.ampproject.org\nhttps://${hashed}.www.bing-amp.com\nhttps://evil-com.cdn.ampproject.org\n`);
+    const checked = await cli(
+      ['check', '--allow-set', 'set.acs'],
+      `https://www-example-com.cdn.ampproject.org\nhttps://${hashed}.www.bing-amp.com\nhttps://evil-com.cdn.ampproject.org\n`,
+    );
     expect(checked.code).toBe(EXIT.denied);
     expect(checked.stdout.lines).toEqual([
       'allowed cache-origin https://www-example-com.cdn.ampproject.org — publisher www.example.com; cache google; prefix of www.example.com, in the compiled allow-set',
@@ -173,9 +187,19 @@ describe('check and compile', () => {
   });
 
   it('compile from stdin with options; --json summary', async () => {
-    const { code, stdout } = await cli(['compile', '-o', 'google.acs', '--cache', 'google', '--encoding', 'raw', '--hash-bytes', '20', '--json'], 'example.com\nexample.net\n');
+    const { code, stdout } = await cli(
+      ['compile', '-o', 'google.acs', '--cache', 'google', '--encoding', 'raw', '--hash-bytes', '20', '--json'],
+      'example.com\nexample.net\n',
+    );
     expect(code).toBe(0);
-    expect(json(stdout)[0]).toMatchObject({ file: 'google.acs', domains: 2, prefixes: prefixForms('example.com').length + prefixForms('example.net').length, caches: ['google'], encoding: 'raw', hashBytes: 20 });
+    expect(json(stdout)[0]).toMatchObject({
+      file: 'google.acs',
+      domains: 2,
+      prefixes: prefixForms('example.com').length + prefixForms('example.net').length,
+      caches: ['google'],
+      encoding: 'raw',
+      hashBytes: 20,
+    });
     const set = loadAllowSet(readFileSync(join(dir, 'google.acs')));
     expect(set.verifyOrigin('https://example-net.www.bing-amp.com')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
   });

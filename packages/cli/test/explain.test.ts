@@ -4,7 +4,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AmpCache, cacheOrigin, createVerifier, type ExplainOriginOptions, explainOrigin, findCache, type OriginExplanation, parseOrigin, prefixForms } from '@ampcors/core';
+import {
+  type AmpCache,
+  cacheOrigin,
+  createVerifier,
+  type ExplainOriginOptions,
+  explainOrigin,
+  findCache,
+  type OriginExplanation,
+  parseOrigin,
+  prefixForms,
+} from '@ampcors/core';
 import { EXIT } from '@ampcors/cli';
 import { cliIn, json } from './harness.js';
 
@@ -22,7 +32,12 @@ const CASES: { origin: string; kind: string; plain: number; judged: number }[] =
   { origin: 'https://xn---com-p33b41770a.www.bing-amp.com', kind: 'punycode', plain: EXIT.ok, judged: EXIT.ok },
   { origin: 'https://a-b-example-org.www.bing-amp.com', kind: 'wildcard', plain: EXIT.ok, judged: EXIT.ok },
   { origin: cacheOrigin(LONG, 'google'), kind: 'hashed, listed', plain: EXIT.denied, judged: EXIT.ok },
-  { origin: 'https://v2c4ucasgcskftbjt4c7phpkbqedcdcqo23tkamleapoa5o6fygq.cdn.ampproject.org', kind: 'hashed, unknown', plain: EXIT.denied, judged: EXIT.denied },
+  {
+    origin: 'https://v2c4ucasgcskftbjt4c7phpkbqedcdcqo23tkamleapoa5o6fygq.cdn.ampproject.org',
+    kind: 'hashed, unknown',
+    plain: EXIT.denied,
+    judged: EXIT.denied,
+  },
   { origin: 'https://evil-com.cdn.ampproject.org', kind: 'reversible, not listed', plain: EXIT.ok, judged: EXIT.denied },
   { origin: 'https://example.com', kind: 'publisher origin (foreign host)', plain: EXIT.denied, judged: EXIT.ok },
   { origin: 'https://evil.example', kind: 'foreign', plain: EXIT.denied, judged: EXIT.denied },
@@ -78,11 +93,25 @@ describe('explain --json equals explainOrigin', () => {
 
   it('the conclusions themselves, not only agreement with core', async () => {
     const [wrapped, hashed, foreign, malformed] = json(
-      (await cli(['explain', '--json', '--publishers', PUBLISHERS.join(',')], ['https://0-en--us-example-com-0.cdn.ampproject.org', cacheOrigin(LONG), 'https://evil.example', 'https://Example-com.cdn.ampproject.org'].join('\n'))).stdout,
+      (
+        await cli(
+          ['explain', '--json', '--publishers', PUBLISHERS.join(',')],
+          ['https://0-en--us-example-com-0.cdn.ampproject.org', cacheOrigin(LONG), 'https://evil.example', 'https://Example-com.cdn.ampproject.org'].join('\n'),
+        )
+      ).stdout,
     );
-    expect(wrapped).toMatchObject({ result: { ok: true, hashed: false, publisherDomain: 'en-us.example.com', cache: 'google' }, verdict: { allowed: true, reason: 'cache-origin' } });
-    expect(wrapped?.steps).toContainEqual(expect.objectContaining({ name: 'remove-wrap', status: 'done', input: '0-en--us-example-com-0', output: 'en--us-example-com' }));
-    expect(hashed).toMatchObject({ result: { ok: true, hashed: true }, verdict: { allowed: true, reason: 'cache-origin-hashed', publisherDomain: LONG }, producedBy: [{ listed: LONG, publisherDomain: LONG }] });
+    expect(wrapped).toMatchObject({
+      result: { ok: true, hashed: false, publisherDomain: 'en-us.example.com', cache: 'google' },
+      verdict: { allowed: true, reason: 'cache-origin' },
+    });
+    expect(wrapped?.steps).toContainEqual(
+      expect.objectContaining({ name: 'remove-wrap', status: 'done', input: '0-en--us-example-com-0', output: 'en--us-example-com' }),
+    );
+    expect(hashed).toMatchObject({
+      result: { ok: true, hashed: true },
+      verdict: { allowed: true, reason: 'cache-origin-hashed', publisherDomain: LONG },
+      producedBy: [{ listed: LONG, publisherDomain: LONG }],
+    });
     expect(foreign).toMatchObject({ result: { ok: false, reason: 'unknown-cache' }, verdict: { allowed: false, reason: 'unknown-origin' }, producedBy: [] });
     expect((malformed?.steps as { name: string; status: string }[]).map((s) => [s.name, s.status])).toEqual([['parse-origin', 'failed']]);
   });
@@ -95,7 +124,9 @@ describe('explain --json equals explainOrigin', () => {
   });
 
   it('a long list of publishers, many origins: verdict and producedBy agree with explainOrigin for each', async () => {
-    const listed = Array.from({ length: 300 }, (_, i) => (i % 10 === 0 ? `*.zone${i}.example` : i % 7 === 0 ? `${'x'.repeat(40)}.n${i}.${'y'.repeat(20)}.example` : `site${i}.example`));
+    const listed = Array.from({ length: 300 }, (_, i) =>
+      i % 10 === 0 ? `*.zone${i}.example` : i % 7 === 0 ? `${'x'.repeat(40)}.n${i}.${'y'.repeat(20)}.example` : `site${i}.example`,
+    );
     listed.push('site1.example', 'a-b.example'); // a duplicate; a domain whose guide and toolbox prefixes differ
     writeFileSync(join(dir, 'many.txt'), `# customers\n${listed.join('\n')}\n`);
     const origins = [
@@ -152,7 +183,8 @@ describe('explain as text', () => {
     });
     const rest = lines.slice(1 + explanation.steps.length * 3);
     const { result, verdict } = explanation;
-    if (result.ok && !result.hashed) expect(rest[0]).toBe(`result:      ${result.publisherDomain} (cache ${result.cache.id}, prefix ${result.prefix}, form ${result.form})`);
+    if (result.ok && !result.hashed)
+      expect(rest[0]).toBe(`result:      ${result.publisherDomain} (cache ${result.cache.id}, prefix ${result.prefix}, form ${result.form})`);
     else if (result.ok) expect(rest[0]).toMatch(new RegExp(`^result: +hashed prefix ${result.prefix} on cache ${result.cache.id}`));
     else expect(rest[0]).toBe(`result:      ${result.reason}: ${result.detail}`);
     expect(rest[1]).toMatch(new RegExp(`^verdict: +${verdict?.allowed ? 'allowed' : 'denied'} ${verdict?.reason} `));

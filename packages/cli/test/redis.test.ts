@@ -65,7 +65,9 @@ describe('redis add, remove, load, count', () => {
     expect(await registry.hasPublisher('gone.example')).toBe(false);
     expect(await registry.publisherOfPrefix('gone-example')).toBeUndefined();
     expect(await registry.hasPublisher('keep.example')).toBe(true);
-    expect(json((await cli(['redis', 'remove', '--json', ...args], 'keep.example\n')).stdout)).toEqual([{ command: 'remove', domains: 1, removed: 1, total: 0, key: `${keyPrefix}domains` }]);
+    expect(json((await cli(['redis', 'remove', '--json', ...args], 'keep.example\n')).stdout)).toEqual([
+      { command: 'remove', domains: 1, removed: 1, total: 0, key: `${keyPrefix}domains` },
+    ]);
   });
 
   it('load: a file of 5,000 domains (a hashed one among them), then stdin; a verifier on the registry allows them', async () => {
@@ -74,7 +76,10 @@ describe('redis add, remove, load, count', () => {
     const domains = [...Array.from({ length: 4999 }, (_, i) => `shop${i}.example${i % 13}.com`), long];
     writeFileSync(join(dir, 'domains.txt'), `# fleet\n${domains.join('\n')}\n\n`);
     const loaded = await cli(['redis', 'load', 'domains.txt', ...args]);
-    expect([loaded.code, loaded.stdout.lines]).toEqual([EXIT.ok, [expect.stringMatching(/^loaded 5000 domains: 5000 new, 0 already present; cli\d+:domains holds 5000$/)]]);
+    expect([loaded.code, loaded.stdout.lines]).toEqual([
+      EXIT.ok,
+      [expect.stringMatching(/^loaded 5000 domains: 5000 new, 0 already present; cli\d+:domains holds 5000$/)],
+    ]);
     expect(await registry.size()).toBe(5000);
     const verifier = createAsyncVerifier({ source: registry });
     await expect(verifier.verify(cacheOrigin(long, 'bing'))).resolves.toMatchObject({ allowed: true, reason: 'cache-origin-hashed', publisherDomain: long });
@@ -132,7 +137,15 @@ describe('redis: invalid input writes nothing', () => {
 
   it('usage errors (2) and unreadable files (4)', async () => {
     const { args } = namespace();
-    for (const argv of [['redis'], ['redis', 'frob'], ['redis', 'count', 'extra'], ['redis', 'load', 'a.txt', 'b.txt'], ['redis', 'count', '--url', 'http://127.0.0.1:6379'], ['redis', 'count', '--url', 'not a url'], ['redis', 'count', '--timeout', '0']]) {
+    for (const argv of [
+      ['redis'],
+      ['redis', 'frob'],
+      ['redis', 'count', 'extra'],
+      ['redis', 'load', 'a.txt', 'b.txt'],
+      ['redis', 'count', '--url', 'http://127.0.0.1:6379'],
+      ['redis', 'count', '--url', 'not a url'],
+      ['redis', 'count', '--timeout', '0'],
+    ]) {
       const { code, stderr } = await cli([...argv, ...(argv.includes('--url') ? [] : args)]);
       expect(code, argv.join(' ')).toBe(EXIT.usage);
       expect(stderr.text).toMatch(/^ampcors: /);
@@ -148,7 +161,12 @@ describe('redis check', () => {
   it('judges origins as createAsyncVerifier over the registry does; exit 1 when one is denied', async () => {
     const { args, registry } = namespace();
     await registry.add(['shop.example', 'en-us.example.com']);
-    const origins = ['https://shop-example.cdn.ampproject.org', 'https://0-en--us-example-com-0.www.bing-amp.com', 'https://shop.example', 'https://evil-example.cdn.ampproject.org'];
+    const origins = [
+      'https://shop-example.cdn.ampproject.org',
+      'https://0-en--us-example-com-0.www.bing-amp.com',
+      'https://shop.example',
+      'https://evil-example.cdn.ampproject.org',
+    ];
     const { code, stdout } = await cli(['redis', 'check', '--json', ...args], origins.join('\n'));
     expect(code).toBe(EXIT.denied);
     const verifier = createAsyncVerifier({ source: registry });
@@ -156,7 +174,10 @@ describe('redis check', () => {
     expect(json(stdout)).toEqual(expected.map((v) => JSON.parse(JSON.stringify({ ...v, ...(v.cache ? { cache: v.cache.id } : {}) }))));
     expect(expected.map((v) => v.allowed)).toEqual([true, true, true, false]);
     const one = await cli(['redis', 'check', 'https://shop-example.cdn.ampproject.org', ...args]);
-    expect([one.code, one.stdout.lines]).toEqual([EXIT.ok, ['allowed cache-origin https://shop-example.cdn.ampproject.org — publisher shop.example; cache google']]);
+    expect([one.code, one.stdout.lines]).toEqual([
+      EXIT.ok,
+      ['allowed cache-origin https://shop-example.cdn.ampproject.org — publisher shop.example; cache google'],
+    ]);
   });
 });
 
@@ -177,7 +198,12 @@ describe('redis: hostile input is shown escaped; a malformed origin is exit 3 as
     const typo = await cli(['redis', 'check', 'https://Shop-example.cdn.ampproject.org/', '--json', ...args]);
     expect([typo.code, json(typo.stdout)]).toEqual([
       EXIT.badInput,
-      [{ input: 'https://Shop-example.cdn.ampproject.org/', error: expect.objectContaining({ code: 'invalid-origin', suggestion: 'https://shop-example.cdn.ampproject.org' }) }],
+      [
+        {
+          input: 'https://Shop-example.cdn.ampproject.org/',
+          error: expect.objectContaining({ code: 'invalid-origin', suggestion: 'https://shop-example.cdn.ampproject.org' }),
+        },
+      ],
     ]);
   });
 
@@ -202,7 +228,9 @@ describe('redis: hostile input is shown escaped; a malformed origin is exit 3 as
     const closed = await freePort();
     const { code, stdout, stderr } = await cli(['redis', 'count', '--json', '--url', `redis://127.0.0.1:${closed}`, '--timeout', '300']);
     expect([code, stderr.text]).toEqual([EXIT.unavailable, '']);
-    expect(json(stdout)).toEqual([{ error: { code: 'redis-unavailable', message: expect.stringMatching(/^Redis at redis:\/\/127\.0\.0\.1:\d+ is unavailable: /) } }]);
+    expect(json(stdout)).toEqual([
+      { error: { code: 'redis-unavailable', message: expect.stringMatching(/^Redis at redis:\/\/127\.0\.0\.1:\d+ is unavailable: /) } },
+    ]);
   });
 });
 
@@ -216,13 +244,17 @@ describe('redis unavailable', () => {
       const { code, stdout, stderr } = await cli(['redis', ...argv, '--url', url, '--timeout', '300']);
       expect(code, argv[0]).toBe(EXIT.unavailable);
       expect(stdout.text).toBe('');
-      expect(stderr.lines).toEqual([`ampcors: Redis at redis://***:***@127.0.0.1:${closed} is unavailable: Redis did not answer within 300 ms (is redis-server running there? see --url)`]);
+      expect(stderr.lines).toEqual([
+        `ampcors: Redis at redis://***:***@127.0.0.1:${closed} is unavailable: Redis did not answer within 300 ms (is redis-server running there? see --url)`,
+      ]);
       expect(Date.now() - started).toBeLessThan(5000);
     }
     // With a timeout longer than the registry's connect wait, the registry's own error is the reason, stated once.
     const slow = await cli(['redis', 'count', '--url', url, '--timeout', '3000']);
     expect(slow.code).toBe(EXIT.unavailable);
-    expect(slow.stderr.lines).toEqual([`ampcors: Redis at redis://***:***@127.0.0.1:${closed} is unavailable: Redis did not accept a connection within 1000 ms (is redis-server running there? see --url)`]);
+    expect(slow.stderr.lines).toEqual([
+      `ampcors: Redis at redis://***:***@127.0.0.1:${closed} is unavailable: Redis did not accept a connection within 1000 ms (is redis-server running there? see --url)`,
+    ]);
     // Invalid input is reported first: no connection is needed to refuse it.
     expect((await cli(['redis', 'add', 'bad..example', '--url', url])).code).toBe(EXIT.badInput);
   });
@@ -245,7 +277,9 @@ describe('redis unavailable', () => {
         'allowed cache-origin https://up-example.cdn.ampproject.org — publisher up.example; cache google',
         expect.stringMatching(/^denied source-unavailable https:\/\/down-example\.cdn\.ampproject\.org/),
       ]);
-      expect(stderr.text).toMatch(/^ampcors: Redis at redis:\/\/127\.0\.0\.1:\d+\/? stopped answering: https:\/\/down-example\.cdn\.ampproject\.org could not be judged\n$/);
+      expect(stderr.text).toMatch(
+        /^ampcors: Redis at redis:\/\/127\.0\.0\.1:\d+\/? stopped answering: https:\/\/down-example\.cdn\.ampproject\.org could not be judged\n$/,
+      );
     } finally {
       await redis.start();
     }

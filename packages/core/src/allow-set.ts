@@ -1,7 +1,17 @@
 import { cacheEndingAt, cacheIndexOf } from './cache-origin.js';
 import type { AmpCache } from './caches.js';
 import { canonicalDomain, MAX_LABEL_LENGTH, unicodeDomain } from './domain-name.js';
-import { basicPrefix, fallbackDigest, HASHED_PREFIX_LENGTH, type HashForms, hashedPrefixForms, hashFormsOf, isHashedPrefix, MAX_PREFIX_LENGTH, type PrefixForm } from './domain-prefix.js';
+import {
+  basicPrefix,
+  fallbackDigest,
+  HASHED_PREFIX_LENGTH,
+  type HashForms,
+  hashedPrefixForms,
+  hashFormsOf,
+  isHashedPrefix,
+  MAX_PREFIX_LENGTH,
+  type PrefixForm,
+} from './domain-prefix.js';
 import { acceptedReadableForms } from './prefix-forms.js';
 
 /** What the allow-set knows of one accepted cache origin. */
@@ -139,7 +149,12 @@ export function buildOriginTable<T>(
   const index = cacheIndexOf(caches);
   const publisherDomains: string[] = [];
   for (const domain of domains) publisherDomains.push(canonicalDomain(domain));
-  const isCovered = covered ?? ((set) => (domain: string) => set.has(domain))(new Set(publisherDomains));
+  const isCovered =
+    covered ??
+    (
+      (set) => (domain: string) =>
+        set.has(domain)
+    )(new Set(publisherDomains));
   // Readable prefix → index of its publisher domain × FORM_SLOTS + form code.
   const prefixes = new Map<string, number>();
   for (let i = 0; i < publisherDomains.length; i++) {
@@ -331,7 +346,8 @@ function sortedDigests(domains: readonly string[]): SortedDigests {
     }
     for (let w = 0; w < DIGEST_WORDS; w++) {
       const b = w * 4;
-      digests[count * DIGEST_WORDS + w] = (((digest[b] as number) << 24) | ((digest[b + 1] as number) << 16) | ((digest[b + 2] as number) << 8) | (digest[b + 3] as number)) >>> 0;
+      digests[count * DIGEST_WORDS + w] =
+        (((digest[b] as number) << 24) | ((digest[b + 1] as number) << 16) | ((digest[b + 2] as number) << 8) | (digest[b + 3] as number)) >>> 0;
     }
     owners[count] = owner;
     count++;

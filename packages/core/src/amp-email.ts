@@ -59,7 +59,10 @@ export function normalizeAmpEmail(email: AmpEmailOptions): { emailSenders: Reado
   const senders = new Set<string>();
   for (const sender of email.senders) {
     if (typeof sender === 'string' && NON_ASCII.test(sender)) {
-      throw new AmpCorsError('invalid-option', `email.senders: ${shown(sender)} is not an email address in ASCII (write an internationalized domain in punycode)`);
+      throw new AmpCorsError(
+        'invalid-option',
+        `email.senders: ${shown(sender)} is not an email address in ASCII (write an internationalized domain in punycode)`,
+      );
     }
     if (typeof sender !== 'string' || sender.length > MAX_EMAIL_LENGTH || !EMAIL.test(sender)) {
       throw new AmpCorsError('invalid-option', `email.senders: ${shown(sender)} is not an email address`);

@@ -225,8 +225,7 @@ export interface FetchCachesOptions extends ValidateCachesOptions {
 
 /** What {@link fetchCaches} resolves to: always a usable list. */
 export type FetchCachesResult =
-  | { readonly ok: true; readonly caches: readonly AmpCache[] }
-  | { readonly ok: false; readonly caches: readonly AmpCache[]; readonly error: Error };
+  { readonly ok: true; readonly caches: readonly AmpCache[] } | { readonly ok: false; readonly caches: readonly AmpCache[]; readonly error: Error };
 
 /**
  * The body of `response` as text, read as a stream and cut off, with the

@@ -136,7 +136,7 @@ function sortUnique(words: Uint32Array, count: number, wordCount: number): Uint8
     }
     return 0;
   };
-  for (let start = 0; start < count; ) {
+  for (let start = 0; start < count;) {
     const top = words[(order[start] as number) * wordCount];
     let end = start + 1;
     while (end < count && words[(order[end] as number) * wordCount] === top) end++;
@@ -194,7 +194,10 @@ export function createAllowSetBuilder(options: CompileAllowSetOptions = {}): All
 
   const add = (domain: string): void => {
     if (typeof domain === 'string' && domain.startsWith('*.')) {
-      throw new AmpCorsError('invalid-domain', `${JSON.stringify(domain.slice(0, 80))}: a compact allow-set holds exact domains; wildcard rules need createVerifier`);
+      throw new AmpCorsError(
+        'invalid-domain',
+        `${JSON.stringify(domain.slice(0, 80))}: a compact allow-set holds exact domains; wildcard rules need createVerifier`,
+      );
     }
     // The verifier's own validation: canonical domain, no public suffix, not a cache domain.
     const canonical = canonicalDomain(domain);
@@ -396,7 +399,7 @@ export function loadAllowSet(input: Uint8Array): CompactAllowSet {
     hashes = data.slice();
   } else {
     if (dataLength < hashBytes) throw invalidSet('Rice data shorter than its first hash');
-    if ((count > 1) !== (riceParameter !== 0)) throw invalidSet(`Rice parameter ${riceParameter} for ${count} hashes`);
+    if (count > 1 !== (riceParameter !== 0)) throw invalidSet(`Rice parameter ${riceParameter} for ${count} hashes`);
     try {
       hashes = decodeRiceDeltas(
         { firstValue: data.slice(0, hashBytes), riceParameter: count > 1 ? riceParameter : 1, entriesCount: count - 1, encodedData: data.subarray(hashBytes) },
@@ -439,7 +442,13 @@ function makeAllowSet(
 
   const judge = (origin: string | null | undefined): AllowSetVerdict => {
     const raw = typeof origin === 'string' ? origin : null;
-    const deny = (reason: DenyReason, detail: string, extra?: Partial<DeniedVerdict>): DeniedVerdict => ({ allowed: false, origin: raw, reason, detail, ...extra });
+    const deny = (reason: DenyReason, detail: string, extra?: Partial<DeniedVerdict>): DeniedVerdict => ({
+      allowed: false,
+      origin: raw,
+      reason,
+      detail,
+      ...extra,
+    });
     // The verifier's reverse (SPEC §4, §6): syntax, cache, https, default port, one label, then the prefix.
     // A readable prefix is compiled only with one claimant: the search stops at a second one.
     let found = 0;
@@ -447,9 +456,13 @@ function makeAllowSet(
     if (!reversed.ok) {
       const where = { ...(reversed.cache ? { cache: reversed.cache } : {}), ...(reversed.prefix === undefined ? {} : { prefix: reversed.prefix }) };
       if (reversed.reason === 'unknown-cache') {
-        return deny('unknown-origin', `not an origin on a cache of this allow-set (${caches.map((c) => c.cacheDomain).join(', ')}); it holds only cache origins`);
+        return deny(
+          'unknown-origin',
+          `not an origin on a cache of this allow-set (${caches.map((c) => c.cacheDomain).join(', ')}); it holds only cache origins`,
+        );
       }
-      if (reversed.reason === 'cache-root') return deny('legacy-cache-origin', `the bare ${reversed.cache?.name ?? 'cache'} origin does not identify a publisher`, where);
+      if (reversed.reason === 'cache-root')
+        return deny('legacy-cache-origin', `the bare ${reversed.cache?.name ?? 'cache'} origin does not identify a publisher`, where);
       return deny(reversed.reason, reversed.detail, where);
     }
     const { cache, prefix } = reversed;
@@ -465,14 +478,18 @@ function makeAllowSet(
     });
     // SPEC §4 step 2: a hash; only the set can vouch for it.
     if (reversed.hashed) {
-      if (has(prefix)) return allow('cache-origin-hashed', 'hashed prefix in the compiled allow-set; the publisher domain is not recoverable (the set stores only hashes)');
+      if (has(prefix))
+        return allow('cache-origin-hashed', 'hashed prefix in the compiled allow-set; the publisher domain is not recoverable (the set stores only hashes)');
       return deny('hashed-unknown', 'hashed prefix of no compiled publisher domain', { cache, prefix });
     }
     // A compiled readable form has exactly one claimant, its domain (see AllowSetBuilder.add).
     const only = reversed.claimants.length === 1 && reversed.claimantsComplete ? reversed.claimants[0] : undefined;
     const shared = reversed.claimants.length > 1;
     if (only && has(prefix)) {
-      return allow('cache-origin', `prefix of ${only.publisherDomain}, in the compiled allow-set`, { publisherDomain: only.publisherDomain, prefixForm: only.form });
+      return allow('cache-origin', `prefix of ${only.publisherDomain}, in the compiled allow-set`, {
+        publisherDomain: only.publisherDomain,
+        prefixForm: only.form,
+      });
     }
     const detail = only
       ? `${only.publisherDomain} is not in the compiled allow-set`
@@ -494,7 +511,12 @@ function makeAllowSet(
       return remembered ? memo.set(origin, verdict) : verdict;
     } catch (error) {
       // Defence in depth: judge() is written not to throw; if it ever does, deny.
-      return { allowed: false, origin: typeof origin === 'string' ? origin : null, reason: 'malformed', detail: `internal error: ${error instanceof Error ? error.message : 'unknown'}` };
+      return {
+        allowed: false,
+        origin: typeof origin === 'string' ? origin : null,
+        reason: 'malformed',
+        detail: `internal error: ${error instanceof Error ? error.message : 'unknown'}`,
+      };
     }
   };
 

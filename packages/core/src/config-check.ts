@@ -218,10 +218,7 @@ export function checkOptionKeys(options: unknown, spec: OptionKeysSpec, problems
   if (originKey !== undefined && has(options, originKey)) return 'origin-option';
   if (!typoOfModeKey && reportUnnamed) {
     const named = originKey === undefined ? '`publishers`, `origins` or `verifier`' : `\`publishers\`, \`origins\`, \`verifier\` or \`${originKey}\``;
-    problems.add(
-      'invalid-option',
-      `the options name no origin to trust (give ${named}; for example { publishers: ['example.com'] }). ${spec.allowAny}`,
-    );
+    problems.add('invalid-option', `the options name no origin to trust (give ${named}; for example { publishers: ['example.com'] }). ${spec.allowAny}`);
   }
   return 'none';
 }

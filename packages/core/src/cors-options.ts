@@ -156,7 +156,10 @@ export function normalizeCorsOptions(options: CorsOptions = {}): NormalizedCorsO
   const credentials = problems.attempt(() => flag('credentials', options.credentials, true));
   const preflightContinue = problems.attempt(() => flag('preflightContinue', options.preflightContinue, false));
   const privateNetworkAccess = problems.attempt(() => flag('privateNetworkAccess', options.privateNetworkAccess, false));
-  const email = options.email === undefined ? { emailSenders: null, emailClientOrigins: null } : problems.attempt(() => normalizeAmpEmail(options.email as AmpEmailOptions));
+  const email =
+    options.email === undefined
+      ? { emailSenders: null, emailClientOrigins: null }
+      : problems.attempt(() => normalizeAmpEmail(options.email as AmpEmailOptions));
   problems.throwIfAny('CORS options', false);
   return {
     credentials: credentials as boolean,

@@ -87,7 +87,10 @@ export function reflectableHeaders(requested: string | null | undefined): string
     if (code === COMMA) {
       if (start >= 0) {
         const stop = end < 0 ? i : end;
-        if (!(stop - start === 1 && requested.charCodeAt(start) === STAR) && !(stop - start === AMP_SAME_ORIGIN_LENGTH && isAmpSameOrigin(requested.slice(start, stop)))) {
+        if (
+          !(stop - start === 1 && requested.charCodeAt(start) === STAR) &&
+          !(stop - start === AMP_SAME_ORIGIN_LENGTH && isAmpSameOrigin(requested.slice(start, stop)))
+        ) {
           out.push(requested.slice(start, stop));
         }
       }
@@ -114,7 +117,17 @@ const TCHAR = Uint8Array.from({ length: 0x80 }, (_, code) => (TOKEN.test(String.
 /** The characters `String.prototype.trim` removes (ECMAScript WhiteSpace and LineTerminator). */
 function isTrimmed(code: number): boolean {
   if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 // The `Vary` names of a plan, shared by every plan (frozen: adapters only read them).
@@ -169,7 +182,8 @@ function exposeValue(exposed: readonly string[], withSource: boolean): string {
 export function planCors(request: CorsRequest, verdict: Verdict, options: NormalizedCorsOptions): CorsPlan {
   // 0. Answers that do not depend on the origin.
   if (options.anyOrigin === true) return anyOriginPlan(request, options);
-  if (verdict.allowed && verdict.via === 'same-origin' && verdict.origin !== null) return pass('actual', [], options.emailSenders === null ? VARY_ACTUAL : VARY_ACTUAL_EMAIL);
+  if (verdict.allowed && verdict.via === 'same-origin' && verdict.origin !== null)
+    return pass('actual', [], options.emailSenders === null ? VARY_ACTUAL : VARY_ACTUAL_EMAIL);
   const preflight = isPreflight(request);
   const email = options.emailSenders === null || preflight ? undefined : emailSenderOf(request, options);
   const vary = options.emailSenders === null ? (preflight ? VARY_PREFLIGHT : VARY_ACTUAL) : preflight ? VARY_PREFLIGHT_EMAIL : VARY_ACTUAL_EMAIL;
@@ -178,13 +192,21 @@ export function planCors(request: CorsRequest, verdict: Verdict, options: Normal
   let plan: CorsPlan;
   if (!email.trusted) plan = denial('email-sender-denied', options, false, vary);
   else if (email.version === 2) plan = checked(pass('actual', [['AMP-Email-Allow-Sender', email.sender]], vary), options, false);
-  else if (typeof request.origin === 'string' && options.emailClientOrigins?.has(request.origin) === true) plan = allowedPlan(request, request.origin, email.sender, options, false, vary);
+  else if (typeof request.origin === 'string' && options.emailClientOrigins?.has(request.origin) === true)
+    plan = allowedPlan(request, request.origin, email.sender, options, false, vary);
   else plan = planOfVerdict(request, verdict, email.sender, options, false, vary);
   return { ...plan, email };
 }
 
 /** The plan of a verdict; `sourceOrigin` is the legacy source value to answer, when trusted. */
-function planOfVerdict(request: CorsRequest, verdict: Verdict, sourceOrigin: string | undefined, options: NormalizedCorsOptions, preflight: boolean, vary: readonly string[]): CorsPlan {
+function planOfVerdict(
+  request: CorsRequest,
+  verdict: Verdict,
+  sourceOrigin: string | undefined,
+  options: NormalizedCorsOptions,
+  preflight: boolean,
+  vary: readonly string[],
+): CorsPlan {
   if (!verdict.allowed) return denial(verdict.reason, options, preflight, vary);
   // A custom verifier's verdict is trusted only about this request's Origin.
   if (verdict.origin !== null && verdict.origin !== request.origin) return denial('malformed', options, preflight, vary);
@@ -258,5 +280,12 @@ function end(status: number, headers: Array<readonly [string, string]>, vary: re
 }
 
 function reject(reason: string, vary: readonly string[]): CorsPlan {
-  return { kind: 'reject', handled: true, status: 403, body: `Forbidden: CORS origin denied (${reason})\n`, headers: [['Content-Type', 'text/plain; charset=utf-8']], vary };
+  return {
+    kind: 'reject',
+    handled: true,
+    status: 403,
+    body: `Forbidden: CORS origin denied (${reason})\n`,
+    headers: [['Content-Type', 'text/plain; charset=utf-8']],
+    vary,
+  };
 }

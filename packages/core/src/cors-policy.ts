@@ -1,5 +1,13 @@
 import type { AmpCache } from './caches.js';
-import { type CorsOptions, type CorsPlan, type CorsRequest, type NormalizedCorsOptions, normalizeCorsOptions, planCors, verifyContextOf } from './cors-response.js';
+import {
+  type CorsOptions,
+  type CorsPlan,
+  type CorsRequest,
+  type NormalizedCorsOptions,
+  normalizeCorsOptions,
+  planCors,
+  verifyContextOf,
+} from './cors-response.js';
 import { checkOptionKeys, type ConfigMode, ConfigProblems, type OptionKeysSpec } from './config-check.js';
 import { CORS_OPTION_KEYS } from './cors-options.js';
 import { AmpCorsError } from './errors.js';
@@ -106,7 +114,12 @@ const CORE_KEYS_SPEC = {
 
 /** The verdict of a request that a browser marked `Sec-Fetch-Site: same-origin`: the API's own page. */
 function sameOriginVerdict(request: CorsRequest): Verdict {
-  return { allowed: true, origin: typeof request.origin === 'string' && request.origin !== '' ? request.origin : null, via: 'same-origin', reason: 'same-origin' };
+  return {
+    allowed: true,
+    origin: typeof request.origin === 'string' && request.origin !== '' ? request.origin : null,
+    via: 'same-origin',
+    reason: 'same-origin',
+  };
 }
 
 /**
@@ -127,7 +140,8 @@ function sameOriginVerdict(request: CorsRequest): Verdict {
  * @throws AmpCorsError for an invalid configuration, listing every problem.
  */
 export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | AdapterOptionsSpec = false): CorsPolicy {
-  if (typeof adapter === 'boolean' && (typeof config !== 'object' || config === null)) throw new AmpCorsError('invalid-option', 'ampcors needs a configuration object');
+  if (typeof adapter === 'boolean' && (typeof config !== 'object' || config === null))
+    throw new AmpCorsError('invalid-option', 'ampcors needs a configuration object');
   const problems = new ConfigProblems();
   let mode: ConfigMode;
   let given: AmpCorsConfig;
@@ -150,14 +164,16 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
   if (given.verifier !== undefined) {
     const ignored = (['publishers', 'origins', 'caches', 'legacyCacheOrigins'] as const).filter((key) => Object.hasOwn(given, key));
     if (ignored.includes('publishers')) problems.add('invalid-option', 'give either publishers (and origins, caches) or a prebuilt verifier, not both');
-    else if (ignored.length > 0) problems.add('invalid-option', `${ignored.join(' and ')} would be ignored with a prebuilt verifier: configure them in the verifier`);
+    else if (ignored.length > 0)
+      problems.add('invalid-option', `${ignored.join(' and ')} would be ignored with a prebuilt verifier: configure them in the verifier`);
     if (typeof given.verifier !== 'object' || given.verifier === null || typeof given.verifier.verify !== 'function') {
       problems.add('invalid-option', 'verifier must be an object with a verify(origin, context) method');
     } else {
       verifier = given.verifier;
     }
   } else if (mode === 'amp' && (given.publishers !== undefined || given.origins !== undefined)) {
-    if (given.legacyCacheOrigins !== undefined && typeof given.legacyCacheOrigins !== 'boolean') problems.add('invalid-option', 'legacyCacheOrigins must be true or false');
+    if (given.legacyCacheOrigins !== undefined && typeof given.legacyCacheOrigins !== 'boolean')
+      problems.add('invalid-option', 'legacyCacheOrigins must be true or false');
     verifier =
       problems.attempt(() =>
         createVerifier({
@@ -172,7 +188,8 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
   const normalized = problems.attempt(() => normalizeCorsOptions(given));
   // Core's own messages stand alone (their wording is relied on); an adapter's name the entry point.
   problems.throwIfAny(entry, typeof adapter !== 'boolean');
-  const options: NormalizedCorsOptions = mode === 'any-origin' ? { ...(normalized as NormalizedCorsOptions), credentials: false, anyOrigin: true } : (normalized as NormalizedCorsOptions);
+  const options: NormalizedCorsOptions =
+    mode === 'any-origin' ? { ...(normalized as NormalizedCorsOptions), credentials: false, anyOrigin: true } : (normalized as NormalizedCorsOptions);
   const sources = (extra: VerdictSource | null | undefined): VerdictSource[] => {
     const list: VerdictSource[] = [];
     if (verifier !== null) list.push(verifier);
@@ -217,7 +234,7 @@ async function continueAsync(
   first: Verdict | undefined,
 ): Promise<Verdict> {
   let result = await pending;
-  for (let i = index; ; ) {
+  for (let i = index; ;) {
     if (result.allowed) return result;
     first ??= result;
     i += 1;

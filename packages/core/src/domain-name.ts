@@ -49,7 +49,8 @@ function uts46Refusal(name: string): string {
     }
   }
   if (labels.some((label) => COMBINING_MARK_START.test(label.normalize('NFC')))) return 'a label starts with a combining mark';
-  if (uts46ToASCII(name, { ...BROWSER_UTS46, checkBidi: false }) !== null) return 'it breaks the Bidi rule (RFC 5893): right-to-left labels mixed with left-to-right text';
+  if (uts46ToASCII(name, { ...BROWSER_UTS46, checkBidi: false }) !== null)
+    return 'it breaks the Bidi rule (RFC 5893): right-to-left labels mixed with left-to-right text';
   if (uts46ToASCII(name, { ...BROWSER_UTS46, checkJoiners: false }) !== null) return 'a zero-width joiner or non-joiner is out of context (RFC 5892 CONTEXTJ)';
   return 'it holds a character UTS #46 disallows (browsers refuse this host)';
 }
@@ -79,7 +80,8 @@ function uts46Refusal(name: string): string {
 export function canonicalDomain(domain: string): string {
   if (typeof domain !== 'string') throw invalid(String(domain), 'not a string');
   const checked = checkHost(domain, true);
-  if (checked.why !== undefined) throw invalid(domain, checked.why === UTS46_REFUSED ? uts46Refusal(domain.endsWith('.') ? domain.slice(0, -1) : domain) : checked.why);
+  if (checked.why !== undefined)
+    throw invalid(domain, checked.why === UTS46_REFUSED ? uts46Refusal(domain.endsWith('.') ? domain.slice(0, -1) : domain) : checked.why);
   return checked.ascii;
 }
 
@@ -131,7 +133,8 @@ function checkHost(domain: string, strict: boolean): HostCheck {
     if (label.length === 0) return { why: 'empty label' };
     if (label.length > MAX_LABEL_LENGTH) return { why: `label longer than ${MAX_LABEL_LENGTH} octets` };
     if (!(strict ? LDH_LABEL : BROWSER_LABEL).test(label)) return { why: `label ${JSON.stringify(label)} is not letters, digits and inner hyphens` };
-    if (label.startsWith('xn--') && !validULabel(label, strict)) return { why: `label ${JSON.stringify(label)} decodes to a label that is not a valid U-label` };
+    if (label.startsWith('xn--') && !validULabel(label, strict))
+      return { why: `label ${JSON.stringify(label)} decodes to a label that is not a valid U-label` };
   }
   if (NUMERIC_LAST_LABEL.test(ascii)) return { why: 'it ends in a number: an IP address is not a domain' };
   return { ascii };

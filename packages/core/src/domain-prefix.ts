@@ -163,7 +163,7 @@ function utf8Length(unit: number): number {
 function hyphensAtBytes3And4(s: string): boolean {
   let byte = 0;
   let third = false;
-  for (let i = 0; i < s.length && byte < 4; ) {
+  for (let i = 0; i < s.length && byte < 4;) {
     const unit = s.charCodeAt(i);
     const length = utf8Length(unit);
     const isHyphen = unit === 45;
@@ -227,7 +227,7 @@ function goPunycodeDecode(encoded: string): string | undefined {
   let n = PUNY_INITIAL_N;
   let i = 0;
   let bias = PUNY_INITIAL_BIAS;
-  for (let pos = last + 1; pos < encoded.length; ) {
+  for (let pos = last + 1; pos < encoded.length;) {
     const oldI = i;
     for (let w = 1, k = PUNY_BASE; ; k += PUNY_BASE) {
       if (pos === encoded.length) return undefined;
@@ -402,7 +402,8 @@ export function readablePrefixForms(ascii: string): PrefixFormEntry[] {
   // The guide: wrap on positions 3–4, hash past 63 octets.
   const spec = wrapped.length <= MAX_LABEL_LENGTH && wrapped.includes('-') ? wrapped : undefined;
   // toolbox: hashes a host with `--` at 3–4, over 63 octets or without a dot; wraps on the final label.
-  const toolboxBasic = !(ascii.charCodeAt(2) === 45 && ascii.charCodeAt(3) === 45) && ascii.length <= MAX_LABEL_LENGTH && label.length <= MAX_LABEL_LENGTH && ascii.includes('.');
+  const toolboxBasic =
+    !(ascii.charCodeAt(2) === 45 && ascii.charCodeAt(3) === 45) && ascii.length <= MAX_LABEL_LENGTH && label.length <= MAX_LABEL_LENGTH && ascii.includes('.');
   const toolbox = toolboxBasic ? wrapped : undefined;
   // amppackager adds nothing here: on a plain domain it gives the guide's
   // prefix (bytes are code points, its 63-octet check and wrap are the
@@ -440,7 +441,8 @@ export function readableFormOf(ascii: string, prefix: string): ReadableForm | un
 export function readableFormsOf(ascii: string): PrefixFormEntry[] {
   const forms: PrefixFormEntry[] = [];
   const add = (computed: ComputedPrefix, form: ReadableForm): void => {
-    if (!computed.hashed && !isHashedPrefix(computed.prefix) && !forms.some((entry) => entry.prefix === computed.prefix)) forms.push({ prefix: computed.prefix, form });
+    if (!computed.hashed && !isHashedPrefix(computed.prefix) && !forms.some((entry) => entry.prefix === computed.prefix))
+      forms.push({ prefix: computed.prefix, form });
   };
   const basic = basicPrefix(ascii);
   add({ prefix: basic, hashed: basic.length > MAX_LABEL_LENGTH }, 'spec');
@@ -506,7 +508,13 @@ export function hashFormsOf(ascii: string): HashForms {
   // Twin of hashedPrefixForms (the same candidates in the same order, names only): keep in step.
   const unicode = unicodeDomain(ascii);
   const asciiForm: PrefixForm =
-    basicPrefix(ascii).length > MAX_LABEL_LENGTH ? 'spec' : toolboxForm(ascii, false).hashed ? 'toolbox' : amppackagerForm(ascii, false).hashed ? 'amppackager' : 'hash-ascii';
+    basicPrefix(ascii).length > MAX_LABEL_LENGTH
+      ? 'spec'
+      : toolboxForm(ascii, false).hashed
+        ? 'toolbox'
+        : amppackagerForm(ascii, false).hashed
+          ? 'amppackager'
+          : 'hash-ascii';
   if (unicode === ascii) return { ascii: asciiForm, unicode: undefined };
   return { ascii: asciiForm, unicode: toolboxForm(unicode, false).hashed ? 'toolbox' : 'hash-unicode' };
 }

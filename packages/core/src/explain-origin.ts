@@ -151,7 +151,12 @@ export function explainOrigin(origin: string | null | undefined, options: Explai
   }
   const trace: ReverseTraceStep[] = [];
   const result = reverseOrigin(origin, { caches, trace });
-  const steps: ExplainStep[] = trace.map((step) => ({ ...step, title: TITLES[step.name], input: shown(step.input), output: step.output === null ? null : shown(step.output) }));
+  const steps: ExplainStep[] = trace.map((step) => ({
+    ...step,
+    title: TITLES[step.name],
+    input: shown(step.input),
+    output: step.output === null ? null : shown(step.output),
+  }));
   if (options.publishers === undefined) return { steps, result };
   let verdict: Verdict;
   try {

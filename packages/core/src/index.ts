@@ -92,7 +92,16 @@ export {
   type OriginExplanation,
   type PrefixSource,
 } from './explain-origin.js';
-export { BitReader, BitWriter, decodeRiceDeltas, decodeRiceIntegers, decodeRiceValues, encodeRiceDeltas, MAX_RICE_QUOTIENT, type RiceDeltaEncoding } from './rice-coding.js';
+export {
+  BitReader,
+  BitWriter,
+  decodeRiceDeltas,
+  decodeRiceIntegers,
+  decodeRiceValues,
+  encodeRiceDeltas,
+  MAX_RICE_QUOTIENT,
+  type RiceDeltaEncoding,
+} from './rice-coding.js';
 export {
   AMP_REDIRECT_TO,
   AMP_SOURCE_ORIGIN_HEADER,

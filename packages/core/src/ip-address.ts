@@ -110,7 +110,7 @@ export function parseIpv6(text: string): number[] | null {
 export function formatIpv6(groups: readonly number[]): string {
   let bestStart = -1;
   let bestLength = 1;
-  for (let start = 0; start < groups.length; ) {
+  for (let start = 0; start < groups.length;) {
     let end = start;
     while (end < groups.length && groups[end] === 0) end += 1;
     if (end - start > bestLength) {

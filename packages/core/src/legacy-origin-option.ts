@@ -33,7 +33,11 @@ const CANARY_HOSTS: readonly string[] = [`${CANARY_LABEL}.invalid`, `${CANARY_LA
  * option that allows any of them allows origins its author never named,
  * that is, every origin for practical purposes.
  */
-const CANARIES: readonly string[] = [...CANARY_HOSTS.map((host) => `https://${host}`), `http://${CANARY_LABEL}.invalid`, `https://${CANARY_LABEL}.invalid:8443`];
+const CANARIES: readonly string[] = [
+  ...CANARY_HOSTS.map((host) => `https://${host}`),
+  `http://${CANARY_LABEL}.invalid`,
+  `https://${CANARY_LABEL}.invalid:8443`,
+];
 
 let canaryTurn = 0;
 
@@ -149,7 +153,8 @@ function denied(origin: string | null, reason: DenyReason, detail: string): Verd
 export function judgeWithOriginMatcher(matcher: OriginMatcher, origin: string | null | undefined, context?: VerifyContext): Verdict {
   const source = context?.sourceOrigin;
   const sourceOk = source === undefined || source === null || (typeof source === 'string' && parseOrigin(source).ok && matcher(source));
-  if (!sourceOk) return denied(typeof origin === 'string' && origin !== '' ? origin : null, 'source-origin-mismatch', '__amp_source_origin is not an allowed origin');
+  if (!sourceOk)
+    return denied(typeof origin === 'string' && origin !== '' ? origin : null, 'source-origin-mismatch', '__amp_source_origin is not an allowed origin');
   const extra = typeof source === 'string' ? { sourceOrigin: source } : {};
   if (origin === undefined || origin === null || origin === '') {
     if (context?.ampSameOrigin === 'true') return { allowed: true, origin: null, via: 'same-origin', reason: 'same-origin', ...extra };
@@ -174,7 +179,10 @@ export function judgeWithOriginMatcher(matcher: OriginMatcher, origin: string | 
 export type OriginAsk = (origin: string) => unknown;
 
 /** What {@link guardOriginFunction} returns: a source of verdicts for one request (a VerdictSource of cors-policy.ts). */
-export type OriginFunctionSource = (ask?: OriginAsk, withCredentials?: boolean) => {
+export type OriginFunctionSource = (
+  ask?: OriginAsk,
+  withCredentials?: boolean,
+) => {
   verify(origin: string | null | undefined, context?: VerifyContext): Verdict | Promise<Verdict>;
 };
 
@@ -292,7 +300,8 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
       if (origin === null && !(sameOrigin && source !== null)) return judgeWithOriginMatcher(NOTHING, raw, context);
       // 2. The Origin's own answer, then the source origin's.
       return then(origin === null ? false : ask(origin), (answer) => {
-        const originAllowed = origin !== null && compileOriginOption((answer ?? false) as OriginOption, { credentials: withCredentials, perRequest: true })(origin);
+        const originAllowed =
+          origin !== null && compileOriginOption((answer ?? false) as OriginOption, { credentials: withCredentials, perRequest: true })(origin);
         const sourceAllowed = source === null ? false : source === origin ? originAllowed : allowsWithin(ask, source);
         return then(sourceAllowed, (sourceOk) => {
           const verdict = judgeWithOriginMatcher((candidate) => (candidate === origin ? originAllowed : candidate === source && sourceOk), raw, context);

@@ -6,16 +6,7 @@ export const MAX_ORIGIN_LENGTH = 300;
 
 /** Why a raw `Origin` header is not a single canonical http(s) origin. */
 export type OriginSyntaxReason =
-  | 'missing'
-  | 'too-long'
-  | 'null-origin'
-  | 'list'
-  | 'control-character'
-  | 'malformed'
-  | 'unsupported-scheme'
-  | 'userinfo'
-  | 'path'
-  | 'not-canonical';
+  'missing' | 'too-long' | 'null-origin' | 'list' | 'control-character' | 'malformed' | 'unsupported-scheme' | 'userinfo' | 'path' | 'not-canonical';
 
 /** A raw `Origin` header that is one canonical http(s) origin. */
 export interface ParsedOrigin {

@@ -101,7 +101,7 @@ function* readRuns(label: string, at: number, out: string, afterDot: boolean): G
  */
 function countHyphenReadings(label: string): number {
   let total = 1;
-  for (let at = 0; at < label.length; ) {
+  for (let at = 0; at < label.length;) {
     if (label.charCodeAt(at) !== 45) {
       at++;
       continue;
@@ -205,7 +205,6 @@ export function prefixReadings(prefix: string): string[] {
   return [...readings];
 }
 
-
 /**
  * A domain that could exist (SPEC §6): a host a browser accepts (labels of
  * letters, digits and hyphens, edge hyphens included), at least two labels
@@ -249,7 +248,8 @@ export function plainPrefixClaimant(prefix: string): PrefixClaimant | undefined 
   if (length > 63 || length < 3) return undefined;
   // Positions 3–4 (0-based 2–3) both '-': wrapped by the forward algorithms, or a wrap to undo.
   if (prefix.charCodeAt(2) === 45 && prefix.charCodeAt(3) === 45) return undefined;
-  if (prefix.charCodeAt(0) === 48 && prefix.charCodeAt(1) === 45 && prefix.charCodeAt(length - 2) === 45 && prefix.charCodeAt(length - 1) === 48) return undefined;
+  if (prefix.charCodeAt(0) === 48 && prefix.charCodeAt(1) === 45 && prefix.charCodeAt(length - 2) === 45 && prefix.charCodeAt(length - 1) === 48)
+    return undefined;
   // SPEC §4 step 5, read as the scan goes (slices, not characters, are joined).
   let domain = '';
   let start = 0;

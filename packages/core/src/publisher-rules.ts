@@ -160,10 +160,9 @@ function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: {
   // 1. The rule's own name is a public suffix (`co.uk`, `*.github.io`), or a
   //    single label that has no registrable domain (`*.com`).
   if (getDomain(domain, PSL_OPTIONS) === null) {
-    const text =
-      wildcard
-        ? `${quote(entry)} would trust every domain under the public suffix ${domain} (${listOf(domain)}), which anyone can register`
-        : `${quote(entry)} is a public suffix (${listOf(domain)}), not a publisher's domain; a rule may not cover every domain under it`;
+    const text = wildcard
+      ? `${quote(entry)} would trust every domain under the public suffix ${domain} (${listOf(domain)}), which anyone can register`
+      : `${quote(entry)} is a public suffix (${listOf(domain)}), not a publisher's domain; a rule may not cover every domain under it`;
     return { code: 'public-suffix-rule', text };
   }
   // 2. The rule is a cache-operated domain or under one (exact or wildcard),
@@ -222,7 +221,10 @@ export function parsePublisherRules(publishers: readonly string[], caches: reado
     const message =
       problems.length === 1
         ? `publishers: ${first.text}`
-        : listedProblems('publishers', problems.map((problem) => problem.text));
+        : listedProblems(
+            'publishers',
+            problems.map((problem) => problem.text),
+          );
     throw new AmpCorsError(first.code, message);
   }
   return { exact, wildcard };

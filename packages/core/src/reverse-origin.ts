@@ -148,7 +148,14 @@ class Steps {
     this.sink?.push({ name, input, output, status, note });
   }
 
-  fail(name: ReverseStepName, input: string, reason: ReverseFailure, detail: string, extra: { cache?: AmpCache; prefix?: string } = {}, note = detail): NotReversed {
+  fail(
+    name: ReverseStepName,
+    input: string,
+    reason: ReverseFailure,
+    detail: string,
+    extra: { cache?: AmpCache; prefix?: string } = {},
+    note = detail,
+  ): NotReversed {
     this.sink?.push({ name, input, output: null, status: 'failed', note, reason });
     return { ok: false, reason, detail, ...extra };
   }
@@ -201,12 +208,21 @@ export function reverseOrigin(origin: string | null | undefined, options: Revers
   }
   steps.add('check-scheme-port', raw, 'https, default port', 'https on the default port');
   if (!checked.ok) {
-    return steps.fail('remove-suffix', parsed.host, checked.reason, checked.detail, { cache, ...(checked.prefix === undefined ? {} : { prefix: checked.prefix }) });
+    return steps.fail('remove-suffix', parsed.host, checked.reason, checked.detail, {
+      cache,
+      ...(checked.prefix === undefined ? {} : { prefix: checked.prefix }),
+    });
   }
   const { prefix } = checked;
   // No accepted form is longer (toolbox's reaches 67 octets): refused before any decoding or hashing.
   if (prefix.length > MAX_PREFIX_LENGTH) {
-    return steps.fail('remove-suffix', parsed.host, 'not-a-label', `the domain prefix is ${prefix.length} octets; no cache prefix is longer than ${MAX_PREFIX_LENGTH}`, { cache, prefix });
+    return steps.fail(
+      'remove-suffix',
+      parsed.host,
+      'not-a-label',
+      `the domain prefix is ${prefix.length} octets; no cache prefix is longer than ${MAX_PREFIX_LENGTH}`,
+      { cache, prefix },
+    );
   }
   steps.add('remove-suffix', parsed.host, prefix, `removed ".${cache.cacheDomain}"`);
   // Step 2: a prefix without '-' is a hash.
@@ -227,7 +243,12 @@ export function reverseOrigin(origin: string | null | undefined, options: Revers
   if (steps.tracing && (failure || claimants.length > 1 || !complete)) {
     const list = claimants.map((c) => `${c.publisherDomain} (${c.form})`).join(', ');
     const more = complete ? '' : `; more than ${MAX_CLAIMANT_CANDIDATES} readings, so possibly others`;
-    steps.add('find-claimants', prefix, claimants.map((c) => c.publisherDomain).join(' '), `every domain with this prefix under an accepted algorithm: ${list}${more}`);
+    steps.add(
+      'find-claimants',
+      prefix,
+      claimants.map((c) => c.publisherDomain).join(' '),
+      `every domain with this prefix under an accepted algorithm: ${list}${more}`,
+    );
   }
   const first = claimants[0] as PrefixClaimant;
   return { ok: true, hashed: false, cache, prefix, publisherDomain: first.publisherDomain, form: first.form, claimants, claimantsComplete: complete };
@@ -239,7 +260,13 @@ export function reverseOrigin(origin: string | null | undefined, options: Revers
  * the `claimants`, else where and why it stopped.
  */
 function guideReading(prefix: string, claimants: readonly PrefixClaimant[], steps: Steps): ReadingFailure | undefined {
-  const stop = (step: ReverseStepName, input: string, reason: ReverseFailure, detail: string, note = detail): ReadingFailure => ({ step, input, reason, detail, note });
+  const stop = (step: ReverseStepName, input: string, reason: ReverseFailure, detail: string, note = detail): ReadingFailure => ({
+    step,
+    input,
+    reason,
+    detail,
+    note,
+  });
   // Step 3: an xn-- prefix is punycode-decoded.
   let label = prefix;
   if (label.startsWith('xn--')) {
@@ -276,7 +303,13 @@ function guideReading(prefix: string, claimants: readonly PrefixClaimant[], step
     return stop('canonical-domain', decoded, 'invalid-domain', detail, steps.tracing ? refusalOf(decoded, detail) : detail);
   }
   if (host !== decoded) {
-    return stop('canonical-domain', decoded, 'not-reproducible', 'the prefix does not spell a canonical domain', `its canonical form is ${host}: the prefix belongs to no domain`);
+    return stop(
+      'canonical-domain',
+      decoded,
+      'not-reproducible',
+      'the prefix does not spell a canonical domain',
+      `its canonical form is ${host}: the prefix belongs to no domain`,
+    );
   }
   steps.add('canonical-domain', decoded, host, 'canonical');
   const claimant = claimants.find((c) => c.publisherDomain === host);
@@ -295,7 +328,11 @@ function guideReading(prefix: string, claimants: readonly PrefixClaimant[], step
   return stop('forward-check', host, 'not-reproducible', `${host} has a different prefix`, `${host} has ${expected}, not ${prefix}`);
 }
 
-const FORM_NAMES: Readonly<Record<ReadableForm, string>> = { spec: "guide's algorithm", toolbox: 'toolbox-cache-url algorithm', amppackager: 'amppackager algorithm' };
+const FORM_NAMES: Readonly<Record<ReadableForm, string>> = {
+  spec: "guide's algorithm",
+  toolbox: 'toolbox-cache-url algorithm',
+  amppackager: 'amppackager algorithm',
+};
 
 /** canonicalDomain's message for a refused name (trace notes only). */
 function refusalOf(name: string, fallback: string): string {

@@ -275,7 +275,8 @@ export function encodeRiceDeltas(values: Uint8Array, width: number, riceParamete
   }
   const count = values.length / width;
   const k = riceParameter ?? chooseRiceParameter(values, count, wordCount);
-  if (!Number.isInteger(k) || k < 1 || k > wordCount * 32 - 1) throw new AmpCorsError('invalid-option', `Rice parameter ${k} out of range (1 to ${wordCount * 32 - 1})`);
+  if (!Number.isInteger(k) || k < 1 || k > wordCount * 32 - 1)
+    throw new AmpCorsError('invalid-option', `Rice parameter ${k} out of range (1 to ${wordCount * 32 - 1})`);
   const writer = new BitWriter();
   const prev = new Uint32Array(wordCount);
   const cur = new Uint32Array(wordCount);
@@ -289,7 +290,7 @@ export function encodeRiceDeltas(values: Uint8Array, width: number, riceParamete
     // The quotient: delta >> k, which must fit in 32 bits.
     let quotient = (delta[wordShift] as number) >>> bitShift;
     if (bitShift > 0 && wordShift + 1 < wordCount) quotient = (quotient | ((delta[wordShift + 1] as number) << (32 - bitShift))) >>> 0;
-    const high = bitShift > 0 ? ((delta[wordShift + 1] ?? 0) >>> bitShift) : (delta[wordShift + 1] ?? 0);
+    const high = bitShift > 0 ? (delta[wordShift + 1] ?? 0) >>> bitShift : (delta[wordShift + 1] ?? 0);
     let overflow = high !== 0 || quotient > MAX_RICE_QUOTIENT;
     for (let w = wordShift + 2; w < wordCount; w++) if (delta[w] !== 0) overflow = true;
     if (overflow) throw new AmpCorsError('invalid-option', `Rice parameter ${k} is too small for these values`);
@@ -317,7 +318,8 @@ export function decodeRiceDeltas(encoding: RiceDeltaEncoding, width: number): Ui
   const wordCount = checkWidth(width);
   const { firstValue, riceParameter: k, entriesCount, encodedData } = encoding;
   if (!(firstValue instanceof Uint8Array) || firstValue.length !== width) throw new AmpCorsError('invalid-option', `firstValue must be ${width} bytes`);
-  if (!Number.isSafeInteger(entriesCount) || entriesCount < 0) throw new AmpCorsError('invalid-option', `entriesCount ${entriesCount} must be a non-negative integer`);
+  if (!Number.isSafeInteger(entriesCount) || entriesCount < 0)
+    throw new AmpCorsError('invalid-option', `entriesCount ${entriesCount} must be a non-negative integer`);
   if (entriesCount > 0 && (!Number.isInteger(k) || k < 1 || k > wordCount * 32 - 1)) {
     throw new AmpCorsError('invalid-option', `Rice parameter ${k} out of range (1 to ${wordCount * 32 - 1})`);
   }
@@ -364,7 +366,8 @@ export function decodeRiceDeltas(encoding: RiceDeltaEncoding, width: number): Ui
  * @example decodeRiceIntegers(5, 2, 2, Uint8Array.of(0xf7, 0x02)) // [5, 20, 29]
  */
 export function decodeRiceIntegers(firstValue: number, riceParameter: number, numEntries: number, encodedData: Uint8Array): number[] {
-  if (!Number.isInteger(firstValue) || firstValue < 0 || firstValue > 0xffffffff) throw new AmpCorsError('invalid-option', `first value ${firstValue} is not a uint32`);
+  if (!Number.isInteger(firstValue) || firstValue < 0 || firstValue > 0xffffffff)
+    throw new AmpCorsError('invalid-option', `first value ${firstValue} is not a uint32`);
   const first = new Uint8Array(4);
   new DataView(first.buffer).setUint32(0, firstValue);
   const flat = decodeRiceDeltas({ firstValue: first, riceParameter, entriesCount: numEntries, encodedData }, 4);

@@ -41,13 +41,7 @@ export interface VerifyContext {
 
 /** Why an origin was allowed. */
 export type AllowReason =
-  | 'publisher-origin'
-  | 'cache-origin'
-  | 'cache-origin-hashed'
-  | 'cache-origin-wildcard'
-  | 'legacy-cache-origin'
-  | 'same-origin'
-  | 'any-origin';
+  'publisher-origin' | 'cache-origin' | 'cache-origin-hashed' | 'cache-origin-wildcard' | 'legacy-cache-origin' | 'same-origin' | 'any-origin';
 
 /** Why an origin was denied: stable codes, safe to log and branch on. */
 export type DenyReason =
@@ -297,7 +291,15 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const judgePlainCacheOrigin = (origin: string, cache: AmpCache, prefix: string, claimant: PrefixClaimant): Verdict => {
     const publisherDomain = claimant.publisherDomain;
     if (!matchesPublisher(publisherDomain, rules)) {
-      return Object.freeze({ allowed: false, origin, reason: 'unknown-publisher', detail: `${publisherDomain} is not a configured publisher`, cache, prefix, publisherDomain });
+      return Object.freeze({
+        allowed: false,
+        origin,
+        reason: 'unknown-publisher',
+        detail: `${publisherDomain} is not a configured publisher`,
+        cache,
+        prefix,
+        publisherDomain,
+      });
     }
     return Object.freeze({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: claimant.form });
   };
@@ -308,7 +310,9 @@ export function createVerifier(config: VerifierConfig): Verifier {
       if (legacy && origin === `https://${cache.cacheDomain}`) {
         return { allowed: true, origin, via: 'cache', reason: 'legacy-cache-origin', cache };
       }
-      return deny(origin, 'legacy-cache-origin', `the bare ${cache.name} origin does not identify a publisher (enable legacyCacheOrigins to allow it)`, { cache });
+      return deny(origin, 'legacy-cache-origin', `the bare ${cache.name} origin does not identify a publisher (enable legacyCacheOrigins to allow it)`, {
+        cache,
+      });
     }
     const outsideRules = (claimant: { readonly publisherDomain: string }): boolean => !matchesPublisher(claimant.publisherDomain, rules);
     const reversed = reverseOrigin(origin, { caches, stopAtClaimant: outsideRules });
@@ -364,4 +368,3 @@ function parseOrigins(origins: readonly string[]): ReadonlySet<string> {
   }
   return set;
 }
-

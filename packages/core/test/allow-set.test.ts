@@ -39,7 +39,10 @@ function expectSameAsReference(domains: readonly string[], caches: readonly AmpC
 }
 
 const plainDomain = fc
-  .tuple(fc.array(fc.oneof(asciiLabel, fc.constantFrom('en-us', 'ab--c', 'xn-a', 'xnab--c', 'a'.repeat(63))), { minLength: 1, maxLength: 4 }), fc.constantFrom('com', 'co.uk', 'io', 'ab--cd'))
+  .tuple(
+    fc.array(fc.oneof(asciiLabel, fc.constantFrom('en-us', 'ab--c', 'xn-a', 'xnab--c', 'a'.repeat(63))), { minLength: 1, maxLength: 4 }),
+    fc.constantFrom('com', 'co.uk', 'io', 'ab--cd'),
+  )
   .map(([labels, tld]) => `${labels.join('.')}.${tld}`)
   // Only domains core accepts as they are (a generated `xn--a` label decodes to a control character and is refused).
   .filter((domain) => isCanonical(domain));
@@ -54,11 +57,17 @@ function isCanonical(domain: string): boolean {
 
 describe('buildAllowSet', () => {
   it('lists the same origins and entries as the definition (ASCII domains)', () => {
-    fc.assert(fc.property(fc.uniqueArray(plainDomain, { minLength: 1, maxLength: 5 }), (domains) => expectSameAsReference(domains)), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.uniqueArray(plainDomain, { minLength: 1, maxLength: 5 }), (domains) => expectSameAsReference(domains)),
+      { numRuns: 200 },
+    );
   });
 
   it('lists the same origins and entries as the definition (IDN and mixed domains)', () => {
-    fc.assert(fc.property(fc.uniqueArray(publisherDomain, { minLength: 1, maxLength: 5 }), (domains) => expectSameAsReference(domains)), { numRuns: 150 });
+    fc.assert(
+      fc.property(fc.uniqueArray(publisherDomain, { minLength: 1, maxLength: 5 }), (domains) => expectSameAsReference(domains)),
+      { numRuns: 150 },
+    );
   });
 
   it.each([
@@ -115,7 +124,8 @@ describe('buildAllowSet', () => {
       for (let i = 0; i < domains.length; i += 1) {
         const cache = CACHES[(i + pass) % 2]!;
         const entry = set.get(`https://site${i}-example-com.${cache.cacheDomain}`);
-        if (entry === undefined || entry.publisherDomain !== domains[i] || entry.cache !== cache) throw new Error(`wrong entry for ${domains[i]}: ${JSON.stringify(entry)}`);
+        if (entry === undefined || entry.publisherDomain !== domains[i] || entry.cache !== cache)
+          throw new Error(`wrong entry for ${domains[i]}: ${JSON.stringify(entry)}`);
       }
     }
     expect(set.get('https://site40000-example-com.cdn.ampproject.org')).toBeUndefined();

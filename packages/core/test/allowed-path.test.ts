@@ -67,19 +67,35 @@ describe('the allowed path', () => {
     expect(calls).toEqual({ sha256: 0, punycode: 0, tr46: 0 });
   });
 
-  it('issue 16: a wildcard rule\'s readable ASCII cache origin, and an unknown publisher\'s, call neither SHA-256, punycode nor UTS #46', () => {
+  it("issue 16: a wildcard rule's readable ASCII cache origin, and an unknown publisher's, call neither SHA-256, punycode nor UTS #46", () => {
     const verifier = createVerifier({ publishers: [...domains, '*.example.net'] });
     calls.sha256 = 0;
     calls.punycode = 0;
     calls.tr46 = 0;
     for (const cache of CACHES) {
       // Allowed under the wildcard: the attacker's side is below, where every other reading is denied.
-      expect(verifier.verify(`https://shop-example-net.${cache.cacheDomain}`)).toMatchObject({ allowed: true, reason: 'cache-origin-wildcard', publisherDomain: 'shop.example.net' });
+      expect(verifier.verify(`https://shop-example-net.${cache.cacheDomain}`)).toMatchObject({
+        allowed: true,
+        reason: 'cache-origin-wildcard',
+        publisherDomain: 'shop.example.net',
+      });
       expect(verifier.verify(`https://a--b-shop-example-net.${cache.cacheDomain}`)).toMatchObject({ allowed: true, publisherDomain: 'a-b.shop.example.net' });
       // Denied: another publisher, a lookalike of the wildcard's base, and the base spelled with a hyphen.
-      expect(verifier.verify(`https://www-other-com.${cache.cacheDomain}`)).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'www.other.com' });
-      expect(verifier.verify(`https://shop-example-net-evil-com.${cache.cacheDomain}`)).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'shop.example.net.evil.com' });
-      expect(verifier.verify(`https://shop-example--net-com.${cache.cacheDomain}`)).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'shop.example-net.com' });
+      expect(verifier.verify(`https://www-other-com.${cache.cacheDomain}`)).toMatchObject({
+        allowed: false,
+        reason: 'unknown-publisher',
+        publisherDomain: 'www.other.com',
+      });
+      expect(verifier.verify(`https://shop-example-net-evil-com.${cache.cacheDomain}`)).toMatchObject({
+        allowed: false,
+        reason: 'unknown-publisher',
+        publisherDomain: 'shop.example.net.evil.com',
+      });
+      expect(verifier.verify(`https://shop-example--net-com.${cache.cacheDomain}`)).toMatchObject({
+        allowed: false,
+        reason: 'unknown-publisher',
+        publisherDomain: 'shop.example-net.com',
+      });
     }
     expect(calls).toEqual({ sha256: 0, punycode: 0, tr46: 0 });
   });

@@ -19,7 +19,14 @@ function store(initial: Record<string, StoredHeaderValue> = {}): HeaderTarget & 
 describe('applyHeadersAtomically', () => {
   it('sets every header and appends Vary to what is there', () => {
     const target = store({ Vary: 'Accept-Encoding' });
-    applyHeadersAtomically(target, [['Access-Control-Allow-Origin', 'https://example-com.cdn.ampproject.org'], ['Access-Control-Allow-Credentials', 'true']], ['Origin']);
+    applyHeadersAtomically(
+      target,
+      [
+        ['Access-Control-Allow-Origin', 'https://example-com.cdn.ampproject.org'],
+        ['Access-Control-Allow-Credentials', 'true'],
+      ],
+      ['Origin'],
+    );
     expect(Object.fromEntries(target.headers)).toEqual({
       vary: 'Accept-Encoding, Origin',
       'access-control-allow-origin': 'https://example-com.cdn.ampproject.org',
@@ -55,6 +62,15 @@ describe('applyHeadersAtomically', () => {
         throw new Error('headers already sent');
       },
     };
-    expect(() => applyHeadersAtomically(failing, [['Access-Control-Allow-Origin', 'https://a.example'], ['X-Bad', 'x']], [])).toThrow('refused');
+    expect(() =>
+      applyHeadersAtomically(
+        failing,
+        [
+          ['Access-Control-Allow-Origin', 'https://a.example'],
+          ['X-Bad', 'x'],
+        ],
+        [],
+      ),
+    ).toThrow('refused');
   });
 });

@@ -26,7 +26,13 @@ const TLDS = ['com', 'org', 'net', 'de', 'co.uk', 'jp', 'io', 'xn--p1ai'];
 
 /** A canonical ASCII publisher domain (ASCII, IDN, hyphen patterns, long labels). */
 export const publisherDomain = fc
-  .tuple(fc.array(fc.oneof({ weight: 5, arbitrary: asciiLabel }, { weight: 2, arbitrary: unicodeLabel }, { weight: 1, arbitrary: longLabel }), { minLength: 1, maxLength: 4 }), fc.constantFrom(...TLDS))
+  .tuple(
+    fc.array(fc.oneof({ weight: 5, arbitrary: asciiLabel }, { weight: 2, arbitrary: unicodeLabel }, { weight: 1, arbitrary: longLabel }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
+    fc.constantFrom(...TLDS),
+  )
   .map(([labels, tld]) => {
     try {
       return canonicalDomain(`${labels.join('.')}.${tld}`);

@@ -2,7 +2,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { MAX_CACHES, MAX_CACHES_JSON_BYTES } from '../src/caches.js';
 import { CACHES, CACHES_URL, fetchCaches, findCache, validateCaches } from '../src/index.js';
 
-const ok = (body: unknown, status = 200) => async () => new Response(typeof body === 'string' ? body : JSON.stringify(body), { status });
+const ok =
+  (body: unknown, status = 200) =>
+  async () =>
+    new Response(typeof body === 'string' ? body : JSON.stringify(body), { status });
 const LIVE = { caches: CACHES.map((c) => ({ ...c })) };
 
 describe('validateCaches', () => {
@@ -53,10 +56,20 @@ describe('fetchCaches never fails open', () => {
     ['an empty cacheDomain', { fetch: ok({ caches: [{ id: 'x', name: 'x', cacheDomain: '' }] }) }],
     ['ampproject.org.evil.com', { fetch: ok({ caches: [...LIVE.caches, { id: 'e', name: 'e', cacheDomain: 'ampproject.org.evil.com' }] }) }],
     ['a network error', { fetch: async () => Promise.reject(new TypeError('fetch failed')) }],
-    ['a throwing fetch', { fetch: () => { throw new Error('boom'); } }],
+    [
+      'a throwing fetch',
+      {
+        fetch: () => {
+          throw new Error('boom');
+        },
+      },
+    ],
     ['a timeout', { fetch: () => new Promise<Response>(() => {}), timeoutMs: 20 }],
     ['a body over the cap', { fetch: ok(JSON.stringify(LIVE).replace('{', `{"pad":"${'x'.repeat(MAX_CACHES_JSON_BYTES)}",`)) }],
-    ['a Content-Length over the cap', { fetch: async () => new Response(JSON.stringify(LIVE), { headers: { 'content-length': String(MAX_CACHES_JSON_BYTES + 1) } }) }],
+    [
+      'a Content-Length over the cap',
+      { fetch: async () => new Response(JSON.stringify(LIVE), { headers: { 'content-length': String(MAX_CACHES_JSON_BYTES + 1) } }) },
+    ],
   ];
   it.each(faults)('%s keeps the last good list', async (_, options) => {
     const fallback = [CACHES[0]!];

@@ -62,13 +62,10 @@ describe('sb-canon-vectors: bare hosts and IPv4', () => {
     for (const d of DIVERGENCES) expect(all.some((v) => v.id === d.id)).toBe(true);
   });
 
-  it.each(followed.map((v) => [v.id, v.status, JSON.stringify(v.input), v.expected, v] as const))(
-    '#%i %s %s → %s',
-    (_id, _status, _input, expected, v) => {
-      expect(ours(v)).toEqual(expected);
-      if (expected !== null) expect(isIpHost(v.input)).toBe(true);
-    },
-  );
+  it.each(followed.map((v) => [v.id, v.status, JSON.stringify(v.input), v.expected, v] as const))('#%i %s %s → %s', (_id, _status, _input, expected, v) => {
+    expect(ours(v)).toEqual(expected);
+    if (expected !== null) expect(isIpHost(v.input)).toBe(true);
+  });
 
   it.each(DIVERGENCES.map((d) => [d.id, d.reason, d] as const))('#%i diverges: %s', (id, _reason, d) => {
     const v = all.find((entry) => entry.id === id) as CanonVector;
@@ -188,15 +185,23 @@ describe('canonicalHost properties', () => {
 
   it('is idempotent, and agrees with isIpHost', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.domain(), fc.ipV4Extended(), fc.ipV6().map((ip) => `[${ip}]`), trickyHost), (host) => {
-        let once: string;
-        try {
-          once = canonicalHost(host);
-        } catch (error) {
-          return error instanceof AmpCorsError;
-        }
-        return canonicalHost(once) === once && isIpHost(once) === isIpHost(host);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.domain(),
+          fc.ipV4Extended(),
+          fc.ipV6().map((ip) => `[${ip}]`),
+          trickyHost,
+        ),
+        (host) => {
+          let once: string;
+          try {
+            once = canonicalHost(host);
+          } catch (error) {
+            return error instanceof AmpCorsError;
+          }
+          return canonicalHost(once) === once && isIpHost(once) === isIpHost(host);
+        },
+      ),
       { numRuns: 5000 },
     );
   });

@@ -87,12 +87,9 @@ describe('sb-canon-vectors: URL kinds', () => {
     for (const d of DIVERGENCES) expect(all.some((v) => v.id === d.id)).toBe(true);
   });
 
-  it.each(followed.map((v) => [v.id, v.status, v.kind, JSON.stringify(v.input), v] as const))(
-    '#%i %s %s %s',
-    (_id, _status, _kind, _input, v) => {
-      expect(ours(v)).toEqual(expectedOf(v));
-    },
-  );
+  it.each(followed.map((v) => [v.id, v.status, v.kind, JSON.stringify(v.input), v] as const))('#%i %s %s %s', (_id, _status, _kind, _input, v) => {
+    expect(ours(v)).toEqual(expectedOf(v));
+  });
 
   it.each(followed.filter((v) => v.kind === 'url-parts' && v.expected_parts).map((v) => [v.id, v] as const))(
     '#%i url-parts: host, path and query separately',
@@ -160,9 +157,53 @@ describe('canonicalizeUrl: SPEC §5 rules beyond the vectors', () => {
 const trickyUrl = fc
   .array(
     fc.constantFrom(
-      'http://', 'https://', 'ftp://', 'HTTP://', 'mailto:', ':', ':80', '/', '//', '.', '..', '/./', '/../', '?', '#',
-      '@', '%', '%25', '%2', '5', '%2e', '%2F', '%3F', '%23', '%41', '0x', '1', '255', '08', '[', ']', '::', 'ffff',
-      '64:ff9b', 'a', 'B', 'xn--', 'ü', 'İ', '\u3002', '\t', ' ', '\u0000', '\u0080', '\ud800', 'com', 'co.uk',
+      'http://',
+      'https://',
+      'ftp://',
+      'HTTP://',
+      'mailto:',
+      ':',
+      ':80',
+      '/',
+      '//',
+      '.',
+      '..',
+      '/./',
+      '/../',
+      '?',
+      '#',
+      '@',
+      '%',
+      '%25',
+      '%2',
+      '5',
+      '%2e',
+      '%2F',
+      '%3F',
+      '%23',
+      '%41',
+      '0x',
+      '1',
+      '255',
+      '08',
+      '[',
+      ']',
+      '::',
+      'ffff',
+      '64:ff9b',
+      'a',
+      'B',
+      'xn--',
+      'ü',
+      'İ',
+      '\u3002',
+      '\t',
+      ' ',
+      '\u0000',
+      '\u0080',
+      '\ud800',
+      'com',
+      'co.uk',
     ),
     { maxLength: 24 },
   )

@@ -4,16 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type AmpCache,
-  CACHES,
-  compileAllowSet,
-  createAllowSetBuilder,
-  createVerifier,
-  isAmpCorsError,
-  loadAllowSet,
-  prefixForms,
-} from '../src/index.js';
+import { type AmpCache, CACHES, compileAllowSet, createAllowSetBuilder, createVerifier, isAmpCorsError, loadAllowSet, prefixForms } from '../src/index.js';
 import { COMPACT_MEMO_GENERATION_SIZE } from '../src/compact-allow-set.js';
 import { publisherDomain } from './arbitraries.js';
 
@@ -50,7 +41,11 @@ describe('compile and load', () => {
         for (const domain of DOMAINS) {
           for (const origin of originsOf(domain)) expect(set.verifyOrigin(origin), origin).toMatchObject({ allowed: true, via: 'cache' });
         }
-        expect(set.verifyOrigin('https://example-org.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'example.org' });
+        expect(set.verifyOrigin('https://example-org.cdn.ampproject.org')).toMatchObject({
+          allowed: false,
+          reason: 'unknown-publisher',
+          publisherDomain: 'example.org',
+        });
       });
     }
   }
@@ -75,7 +70,12 @@ describe('compile and load', () => {
     const toolbox = prefixForms('äb-c.de').find((f) => f.form === 'toolbox')?.prefix as string;
     expect(toolbox).toBe('xn--b--c-de-4wa');
     expect(set.has(toolbox)).toBe(true);
-    expect(set.verifyOrigin(`https://${toolbox}.cdn.ampproject.org`)).toMatchObject({ allowed: true, reason: 'cache-origin', publisherDomain: 'xn--b-c-pla.de', prefixForm: 'toolbox' });
+    expect(set.verifyOrigin(`https://${toolbox}.cdn.ampproject.org`)).toMatchObject({
+      allowed: true,
+      reason: 'cache-origin',
+      publisherDomain: 'xn--b-c-pla.de',
+      prefixForm: 'toolbox',
+    });
   });
 
   it('never compiles a readable form another domain also has (SPEC §6)', () => {

@@ -166,7 +166,9 @@ describe('AMP for Email', () => {
     expect(p).toMatchObject({ kind: 'reject', status: 403, email: { version: 1, trusted: true } });
     expect(header(p, 'Access-Control-Allow-Origin')).toBeUndefined();
     const ownClient = normalizeCorsOptions({ email: { senders: ['news@example.com'], clientOrigins: ['https://webmail.example'] } });
-    expect(header(plan({ method: 'POST', origin: 'https://webmail.example', sourceOrigin: 'news@example.com' }, ownClient), 'Access-Control-Allow-Origin')).toBe('https://webmail.example');
+    expect(
+      header(plan({ method: 'POST', origin: 'https://webmail.example', sourceOrigin: 'news@example.com' }, ownClient), 'Access-Control-Allow-Origin'),
+    ).toBe('https://webmail.example');
     expect(plan({ method: 'POST', origin: client, sourceOrigin: 'news@example.com' }, ownClient).kind).toBe('reject');
   });
   it('compares senders in ASCII case only: KELVIN SIGN is not K', () => {
@@ -215,7 +217,31 @@ describe('helpers', () => {
     expect(sourceOriginOfUrl('/api?__amp_source_origin=a+b%zz')).toBe('a b%zz');
     expect(sourceOriginOfUrl('/api?__amp_source_origin=%FF')).toBe('\ufffd');
     expect(sourceOriginOfUrl('/api?__amp_source_origin')).toBe('');
-    const piece = fc.constantFrom('__amp_source_origin', '%5F_amp_source_origin', '__amp%5Fsource%5Forigin', '__amp_source_origin+', '_amp_source_origin', 'a', '', '=', '&', '#', '?', '+', '%', '%2', '%3A', '%2F', '%FF', '%E2%9A%A1', '%ED%A0%80', 'https:', '//', 'example.com', '%C3%A9');
+    const piece = fc.constantFrom(
+      '__amp_source_origin',
+      '%5F_amp_source_origin',
+      '__amp%5Fsource%5Forigin',
+      '__amp_source_origin+',
+      '_amp_source_origin',
+      'a',
+      '',
+      '=',
+      '&',
+      '#',
+      '?',
+      '+',
+      '%',
+      '%2',
+      '%3A',
+      '%2F',
+      '%FF',
+      '%E2%9A%A1',
+      '%ED%A0%80',
+      'https:',
+      '//',
+      'example.com',
+      '%C3%A9',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
         const url = `/api?${pieces.join('')}`;
@@ -266,7 +292,9 @@ describe('createCorsPolicy', () => {
   });
   it('awaits an asynchronous verifier and falls back to the extra source', async () => {
     const policy = createCorsPolicy({ verifier: { verify: async (origin, context) => verifier.verify(origin, context) } });
-    const extra = { verify: (origin: string | null | undefined) => judgeWithOriginMatcher(compileOriginOption('https://partner.com', { credentials: true }), origin) };
+    const extra = {
+      verify: (origin: string | null | undefined) => judgeWithOriginMatcher(compileOriginOption('https://partner.com', { credentials: true }), origin),
+    };
     const allowed = await policy.decide({ method: 'GET', origin: 'https://partner.com' }, extra);
     expect(allowed.verdict).toMatchObject({ allowed: true, reason: 'publisher-origin' });
     const denied = await policy.decide({ method: 'GET', origin: 'https://evil.com' }, extra);

@@ -39,7 +39,12 @@ function divergenceClass(ascii: string): string | null {
  */
 function expectAcceptedOrClaimed(ascii: string, theirs: string): void {
   if (prefixForms(ascii).some((f) => f.prefix === theirs)) return;
-  expect(prefixClaimants(theirs).map((c) => c.publisherDomain).filter((d) => d !== ascii), `${theirs} refused for ${ascii}`).not.toEqual([]);
+  expect(
+    prefixClaimants(theirs)
+      .map((c) => c.publisherDomain)
+      .filter((d) => d !== ascii),
+    `${theirs} refused for ${ascii}`,
+  ).not.toEqual([]);
 }
 
 describe('differential: ampcors vs @ampproject/toolbox-cache-url', () => {
@@ -79,7 +84,11 @@ describe('differential: ampcors vs @ampproject/toolbox-cache-url', () => {
     ['mixed LTR/RTL: toolbox hashes', 'hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c', 'xn--hello------17m6bcba0avc8jki8ee4f0l8bemt4ed'],
     ['-- at 3–4 of the input: toolbox hashes', 'in--trouble.com', '0-in----trouble-com-0'],
     ['hyphen rule on the Unicode form: toolbox exempts xn…', 'xn--b-c-pla.de', 'xn--0-b--c-de-0-m8a'],
-    ['ASCII host over 63 octets, prefix fits: toolbox hashes', 'xn--a-zfa.xn--a-0fa.xn---aaaa-fra4b946b91aq28a.a--aaaaaaaaaa.com', 'xn--a-a---aaaa-a----aaaaaaaaaa-com-uscdb0p634hdqdut8d'],
+    [
+      'ASCII host over 63 octets, prefix fits: toolbox hashes',
+      'xn--a-zfa.xn--a-0fa.xn---aaaa-fra4b946b91aq28a.a--aaaaaaaaaa.com',
+      'xn--a-a---aaaa-a----aaaaaaaaaa-com-uscdb0p634hdqdut8d',
+    ],
   ];
   it.each(classes)('%s (%s)', async (_, ascii, spec) => {
     const theirs = await reference(ascii);
@@ -89,7 +98,6 @@ describe('differential: ampcors vs @ampproject/toolbox-cache-url', () => {
   });
 
   it('63 checked before the 0-…-0 wrap: toolbox can return a 66-character label, ampcors hashes', async () => {
-
     const ascii = `ab-${'c'.repeat(56)}.de`; // basic label: 63 octets, hyphens at 3–4
     const theirs = await reference(ascii);
     expect(theirs.length).toBeGreaterThan(63);

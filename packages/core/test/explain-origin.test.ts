@@ -18,7 +18,6 @@ import {
   toolboxPrefix,
 } from '../src/index.js';
 
-const GOOGLE = CACHES[0] as AmpCache;
 const BING = CACHES[1] as AmpCache;
 const LONG_DOMAIN = `${'a'.repeat(40)}.${'b'.repeat(30)}.example.com`;
 
@@ -126,7 +125,17 @@ describe('explainOrigin: where the trace stops', () => {
   });
 
   it('never throws on hostile input, and never shows more than EXPLAIN_MAX_SHOWN characters', () => {
-    const hostile: unknown[] = [null, undefined, 42, {}, 'x'.repeat(65_536), `https://${'a-'.repeat(40_000)}b.cdn.ampproject.org`, 'https://a\u0000b.cdn.ampproject.org', 'https://\u202eexample.com', '\r\n\t'];
+    const hostile: unknown[] = [
+      null,
+      undefined,
+      42,
+      {},
+      'x'.repeat(65_536),
+      `https://${'a-'.repeat(40_000)}b.cdn.ampproject.org`,
+      'https://a\u0000b.cdn.ampproject.org',
+      'https://\u202eexample.com',
+      '\r\n\t',
+    ];
     for (const input of hostile) {
       const started = performance.now();
       const explanation = explainOrigin(input as string, { publishers: ['example.com'] });
@@ -194,9 +203,7 @@ describe('explainOrigin with publishers', () => {
 });
 
 describe('explainOrigin agrees with reverseOrigin and the verifier (property)', () => {
-  const label = fc
-    .array(fc.constantFrom(...'abcxyz019-ä⚡'.split('')), { minLength: 1, maxLength: 24 })
-    .map((chars) => chars.join(''));
+  const label = fc.array(fc.constantFrom(...'abcxyz019-ä⚡'.split('')), { minLength: 1, maxLength: 24 }).map((chars) => chars.join(''));
   const domain = fc
     .tuple(fc.array(label, { minLength: 1, maxLength: 4 }), fc.constantFrom('com', 'co.uk', 'de'))
     .map(([labels, tld]) => {

@@ -124,7 +124,12 @@ describe('attacks (SPEC §6)', () => {
           fc.string({ unit: 'binary', maxLength: 400 }),
           fc.string({ maxLength: 64 }).map((s) => `https://${s}.cdn.ampproject.org`),
           fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => `https://${s}-example-com.cdn.ampproject.org`),
-          fc.constantFrom('https://xn--.cdn.ampproject.org', 'https://xn---.cdn.ampproject.org', 'https://xn--zz-.cdn.ampproject.org', 'https://xn--9999999999999.cdn.ampproject.org'),
+          fc.constantFrom(
+            'https://xn--.cdn.ampproject.org',
+            'https://xn---.cdn.ampproject.org',
+            'https://xn--zz-.cdn.ampproject.org',
+            'https://xn--9999999999999.cdn.ampproject.org',
+          ),
         ),
         fc.option(fc.string({ maxLength: 20 })),
         (origin, sameOrigin) => {
@@ -165,9 +170,7 @@ describe('canonical domains are total (SPEC §6)', () => {
   });
 
   it('every domain canonicalDomain accepts has its prefix forms and can be configured', () => {
-    const punycodeish = fc
-      .array(fc.constantFrom('x', 'n', '-', 'a', '0', 'ü', 'ß', 'ש', '⚡'), { minLength: 1, maxLength: 14 })
-      .map((chars) => chars.join(''));
+    const punycodeish = fc.array(fc.constantFrom('x', 'n', '-', 'a', '0', 'ü', 'ß', 'ש', '⚡'), { minLength: 1, maxLength: 14 }).map((chars) => chars.join(''));
     fc.assert(
       fc.property(punycodeish, fc.boolean(), (text, encode) => {
         let domain: string;
@@ -210,7 +213,10 @@ describe('each rule once: the twins agree', () => {
   // toolboxPrefix and amppackagerPrefix: it must give what they give.
   const plainLabel = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,20}[a-z0-9])?$/);
   const plain = fc
-    .tuple(fc.array(fc.oneof(plainLabel, fc.constantFrom('en-us', 'ab--cd', 'a--b', 'xn-a', 'xnab--c', 'x', 'a'.repeat(63))), { minLength: 0, maxLength: 4 }), fc.constantFrom('com', 'co.uk', 'ab--cd', 'de'))
+    .tuple(
+      fc.array(fc.oneof(plainLabel, fc.constantFrom('en-us', 'ab--cd', 'a--b', 'xn-a', 'xnab--c', 'x', 'a'.repeat(63))), { minLength: 0, maxLength: 4 }),
+      fc.constantFrom('com', 'co.uk', 'ab--cd', 'de'),
+    )
     .map(([labels, tld]) => [...labels, tld].join('.'))
     .filter((domain) => {
       try {
@@ -313,7 +319,15 @@ describe('each rule once: the hashed forms', () => {
       }),
       { numRuns: 1500 },
     );
-    for (const domain of ['localhost', `${'a'.repeat(40)}.${'b'.repeat(30)}.com`, 'ab--cd.com', 'in--trouble.com', 'www.ab--cd.example.com', 'xn--4gbrim.com', 'xn----a-vi33b.a.com']) {
+    for (const domain of [
+      'localhost',
+      `${'a'.repeat(40)}.${'b'.repeat(30)}.com`,
+      'ab--cd.com',
+      'in--trouble.com',
+      'www.ab--cd.example.com',
+      'xn--4gbrim.com',
+      'xn----a-vi33b.a.com',
+    ]) {
       expect(hashedPrefixForms(domain)).toEqual(allPrefixForms(domain).filter((f) => !f.prefix.includes('-')));
     }
   });

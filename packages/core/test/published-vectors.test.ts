@@ -40,25 +40,57 @@ const hostOf = (input: string) => (/^https?:\/\//.test(input) ? new URL(input).h
  * domain by the verifier (it is one of the forms of SPEC §6).
  */
 const DIVERGENCES = new Map<string, { reason: string; ours: string | 'throws'; accepted?: boolean }>([
-  ["https://toplevelnohyphens → qsgpfjzulvuaxb66z77vlhb5gu2irvcnyp6t67cz6tqo5ae6fysa", { reason: 'toolbox hashes a host with no dot; the guide gives the basic prefix', ours: 'toplevelnohyphens', accepted: true }],
-  ["https://no-dot-domain → 4lxc7wqq7b25walg4rdiil62veijrmqui5z3ept2lyfqqwpowryq", { reason: 'toolbox hashes a host with no dot; the guide gives the basic prefix', ours: '0-no--dot--domain-0', accepted: true }],
-  ["https://hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c → a6h5moukddengbsjm77rvbosevwuduec2blkjva4223o4bgafgla", { reason: 'toolbox hashes hosts mixing LTR and RTL scripts; the guide does not', ours: 'xn--hello------17m6bcba0avc8jki8ee4f0l8bemt4ed', accepted: true }],
-  ["toplevelnohyphens → qsgpfjzulvuaxb66z77vlhb5gu2irvcnyp6t67cz6tqo5ae6fysa", { reason: 'amppackager hashes a host with no dot; the guide gives the basic prefix', ours: 'toplevelnohyphens', accepted: true }],
-  ["hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c → a6h5moukddengbsjm77rvbosevwuduec2blkjva4223o4bgafgla", { reason: 'amppackager hashes hosts mixing LTR and RTL scripts; the guide does not', ours: 'xn--hello------17m6bcba0avc8jki8ee4f0l8bemt4ed', accepted: true }],
-  ["xn--xgb49a.xn--xgb6g → asdk26k2mfqxgc6cdx3oh3vlnx42rqwn6uvsuqrufnx622tguq6q", { reason: 'amppackager applies the IDNA Bidi rule and hashes; the guide does not (hash of an IDN accepted)', ours: 'xn----lncb8pp0a', accepted: true }],
-  ["in--trouble.com → r5s7rxu53tjelpr7ngbxkxpirbrylvbwcuueckh7gmn5mim5cjna", { reason: 'amppackager and toolbox hash a label with -- at 3–4; the guide wraps in 0-…-0', ours: '0-in----trouble-com-0', accepted: true }],
-  ["faß.de → fass-de", { reason: 'amppackager maps ß→ss (UTS46 transitional): fass.de is another domain, never accepted for faß.de', ours: 'xn--fa-de-mqa', accepted: false }],
-  [" → ", { reason: 'the empty string is not a domain: AmpCorsError invalid-domain', ours: 'throws' }],
-  ["xn-- → ", { reason: '"xn--" is not valid punycode: AmpCorsError invalid-domain', ours: 'throws' }],
-  ["... → ---", { reason: '"..." has empty labels: AmpCorsError invalid-domain', ours: 'throws' }],
-  ["Bücher.de → xn--Bcher-de-65a", { reason: 'ampcors canonicalizes first (lowercase), SPEC §6', ours: 'xn--bcher-de-65a', accepted: false }],
-  ["bücher.de → xn--bucher-de-hkf", { reason: 'ampcors canonicalizes first (NFC), SPEC §6', ours: 'xn--bcher-de-65a', accepted: false }],
-  ["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa → aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", { reason: 'a 64-octet label is not a valid domain label: AmpCorsError invalid-domain', ours: 'throws' }],
+  [
+    'https://toplevelnohyphens → qsgpfjzulvuaxb66z77vlhb5gu2irvcnyp6t67cz6tqo5ae6fysa',
+    { reason: 'toolbox hashes a host with no dot; the guide gives the basic prefix', ours: 'toplevelnohyphens', accepted: true },
+  ],
+  [
+    'https://no-dot-domain → 4lxc7wqq7b25walg4rdiil62veijrmqui5z3ept2lyfqqwpowryq',
+    { reason: 'toolbox hashes a host with no dot; the guide gives the basic prefix', ours: '0-no--dot--domain-0', accepted: true },
+  ],
+  [
+    'https://hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c → a6h5moukddengbsjm77rvbosevwuduec2blkjva4223o4bgafgla',
+    { reason: 'toolbox hashes hosts mixing LTR and RTL scripts; the guide does not', ours: 'xn--hello------17m6bcba0avc8jki8ee4f0l8bemt4ed', accepted: true },
+  ],
+  [
+    'toplevelnohyphens → qsgpfjzulvuaxb66z77vlhb5gu2irvcnyp6t67cz6tqo5ae6fysa',
+    { reason: 'amppackager hashes a host with no dot; the guide gives the basic prefix', ours: 'toplevelnohyphens', accepted: true },
+  ],
+  [
+    'hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c → a6h5moukddengbsjm77rvbosevwuduec2blkjva4223o4bgafgla',
+    {
+      reason: 'amppackager hashes hosts mixing LTR and RTL scripts; the guide does not',
+      ours: 'xn--hello------17m6bcba0avc8jki8ee4f0l8bemt4ed',
+      accepted: true,
+    },
+  ],
+  [
+    'xn--xgb49a.xn--xgb6g → asdk26k2mfqxgc6cdx3oh3vlnx42rqwn6uvsuqrufnx622tguq6q',
+    { reason: 'amppackager applies the IDNA Bidi rule and hashes; the guide does not (hash of an IDN accepted)', ours: 'xn----lncb8pp0a', accepted: true },
+  ],
+  [
+    'in--trouble.com → r5s7rxu53tjelpr7ngbxkxpirbrylvbwcuueckh7gmn5mim5cjna',
+    { reason: 'amppackager and toolbox hash a label with -- at 3–4; the guide wraps in 0-…-0', ours: '0-in----trouble-com-0', accepted: true },
+  ],
+  [
+    'faß.de → fass-de',
+    { reason: 'amppackager maps ß→ss (UTS46 transitional): fass.de is another domain, never accepted for faß.de', ours: 'xn--fa-de-mqa', accepted: false },
+  ],
+  [' → ', { reason: 'the empty string is not a domain: AmpCorsError invalid-domain', ours: 'throws' }],
+  ['xn-- → ', { reason: '"xn--" is not valid punycode: AmpCorsError invalid-domain', ours: 'throws' }],
+  ['... → ---', { reason: '"..." has empty labels: AmpCorsError invalid-domain', ours: 'throws' }],
+  ['Bücher.de → xn--Bcher-de-65a', { reason: 'ampcors canonicalizes first (lowercase), SPEC §6', ours: 'xn--bcher-de-65a', accepted: false }],
+  ['bücher.de → xn--bucher-de-hkf', { reason: 'ampcors canonicalizes first (NFC), SPEC §6', ours: 'xn--bcher-de-65a', accepted: false }],
+  [
+    'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa → aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+    { reason: 'a 64-octet label is not a valid domain label: AmpCorsError invalid-domain', ours: 'throws' },
+  ],
 ]);
 
 describe('domain-prefix vectors', () => {
   it('every divergence names exactly one vector', () => {
-    for (const key of DIVERGENCES.keys()) expect(ofKind('domain-prefix').filter((v) => `${v.input as string} → ${v.expected as string}` === key)).toHaveLength(1);
+    for (const key of DIVERGENCES.keys())
+      expect(ofKind('domain-prefix').filter((v) => `${v.input as string} → ${v.expected as string}` === key)).toHaveLength(1);
   });
 
   for (const v of ofKind('domain-prefix')) {
@@ -243,7 +275,10 @@ describe('amppackager vectors (ToCacheURLSubdomain)', () => {
     ['example.com', 'example-com'],
     ['ExAMpLE.Com', 'example-com'],
     ['toplevelnohyphens', 'qsgpfjzulvuaxb66z77vlhb5gu2irvcnyp6t67cz6tqo5ae6fysa'],
-    ['itwasadarkandstormynight.therainfellintorrents.exceptatoccasionalintervalswhenitwascheckedby.aviolentgustofwindwhichsweptupthestreets.com', 'dgz4cnrxufaulnwku4ow5biptyqnenjievjht56hd7wqinbdbteq'],
+    [
+      'itwasadarkandstormynight.therainfellintorrents.exceptatoccasionalintervalswhenitwascheckedby.aviolentgustofwindwhichsweptupthestreets.com',
+      'dgz4cnrxufaulnwku4ow5biptyqnenjievjht56hd7wqinbdbteq',
+    ],
     ['xn--bcher-kva.ch', 'xn--bcher-ch-65a'],
     ['xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c', 'xn-------i5fvcbaopc6fkc0de0d9jybegt6cd'],
     ['hello.xn--4gbrim.xn----rmckbbajlc6dj7bxne2c.xn--wgbh1c', 'a6h5moukddengbsjm77rvbosevwuduec2blkjva4223o4bgafgla'],
@@ -261,7 +296,7 @@ describe('amppackager vectors (ToCacheURLSubdomain)', () => {
       expect(createVerifier({ publishers: [domain] }).verify(`https://${expected}.cdn.ampproject.org`).allowed).toBe(true);
     }
   });
-  it('faß.de → fass-de with transitional mapping: not followed, fass-de is fass.de\'s prefix', () => {
+  it("faß.de → fass-de with transitional mapping: not followed, fass-de is fass.de's prefix", () => {
     const domain = canonicalDomain('faß.de');
     expect(amppackagerPrefix(domain)).not.toBe('fass-de');
     expect(prefixForms(domain).map((f) => f.prefix)).not.toContain('fass-de');

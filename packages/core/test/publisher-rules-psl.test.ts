@@ -23,7 +23,7 @@ describe('src/psl-ancestors.ts', () => {
     expect(committed).toBe(ancestorsModule(rules, tldtsVersion()));
     expect(PSL_ANCESTORS_SOURCE).toBe(`tldts@${tldtsVersion()}`);
   });
-  it('every rule read from tldts\'s trie is a public suffix of its section by tldts\'s public API', () => {
+  it("every rule read from tldts's trie is a public suffix of its section by tldts's public API", () => {
     const wrong = rules.filter(({ name, section }) => {
       const probe = instance(name);
       const result = parse(probe, { allowPrivateDomains: true });
@@ -42,7 +42,7 @@ describe('src/psl-ancestors.ts', () => {
     expect(pairs.has('example.com')).toBe(false);
     expect(pairs.has('github.io')).toBe(false); // nothing is listed below github.io: it is a suffix itself
   });
-  it('each ancestor\'s example rule is a real rule strictly under it', () => {
+  it("each ancestor's example rule is a real rule strictly under it", () => {
     const names = new Set(rules.map((r) => r.name));
     for (const [ancestor, labels] of ancestorsOf(rules)) {
       expect(names.has(`${labels}.${ancestor}`), `${labels}.${ancestor}`).toBe(true);

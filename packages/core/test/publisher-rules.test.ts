@@ -15,7 +15,7 @@ function refusal(publishers: readonly unknown[], caches: readonly AmpCache[] = C
   throw new Error(`${JSON.stringify(publishers)} was accepted`);
 }
 
-describe('a wildcard over other people\'s subtrees is refused', () => {
+describe("a wildcard over other people's subtrees is refused", () => {
   it.each([
     // [rule, a public suffix that lies under its base]
     ['*.amazonaws.com', 's3.amazonaws.com'],
@@ -37,13 +37,13 @@ describe('a wildcard over other people\'s subtrees is refused', () => {
     expect(refusal(['*.co.uk']).message).toMatch(/public suffix co\.uk \(Public Suffix List, ICANN section\)/);
     expect(refusal(['*.com']).code).toBe('public-suffix-rule');
   });
-  it('under a PSL wildcard rule (*.compute.amazonaws.com): every name below is a suffix, and so is its parent\'s subtree', () => {
+  it("under a PSL wildcard rule (*.compute.amazonaws.com): every name below is a suffix, and so is its parent's subtree", () => {
     expect(refusal(['*.eu-west-1.compute.amazonaws.com']).code).toBe('public-suffix-rule');
     expect(refusal(['*.compute.amazonaws.com']).code).toBe('public-suffix-rule');
     // A name one label below a `*.` rule is itself a public suffix: refused exactly too.
     expect(refusal(['eu-west-1.compute.amazonaws.com']).code).toBe('public-suffix-rule');
   });
-  it('a wildcard below the suffix, on someone\'s own registrable domain, is accepted', () => {
+  it("a wildcard below the suffix, on someone's own registrable domain, is accepted", () => {
     const rules = parsePublisherRules(['*.my-bucket.s3.amazonaws.com', '*.example.github.io', '*.example.com', '*.city.kawasaki.jp'], CACHES);
     expect([...rules.wildcard]).toEqual(['my-bucket.s3.amazonaws.com', 'example.github.io', 'example.com', 'city.kawasaki.jp']);
   });
@@ -52,7 +52,7 @@ describe('a wildcard over other people\'s subtrees is refused', () => {
     expect(matchesPublisher('amazonaws.com', rules)).toBe(true);
     expect(matchesPublisher('attacker.s3.amazonaws.com', rules)).toBe(false);
   });
-  it('the attacker\'s bucket and its cache origin are never allowed', () => {
+  it("the attacker's bucket and its cache origin are never allowed", () => {
     expect(() => createVerifier({ publishers: ['*.amazonaws.com'] })).toThrow(expect.objectContaining({ code: 'public-suffix-rule' }));
     const verifier = createVerifier({ publishers: ['amazonaws.com', '*.my-bucket.s3.amazonaws.com'] });
     for (const origin of ['https://attacker-bucket.s3.amazonaws.com', 'https://attacker-bucket-s3-amazonaws-com.cdn.ampproject.org']) {
@@ -63,7 +63,7 @@ describe('a wildcard over other people\'s subtrees is refused', () => {
 });
 
 describe('cache-operated domains: cacheDomain, thirdPartyFrameDomainSuffix, updateCacheApiDomainSuffix', () => {
-  it('a wildcard on the third-party frame domain (anyone\'s iframes) is refused', () => {
+  it("a wildcard on the third-party frame domain (anyone's iframes) is refused", () => {
     const error = refusal(['*.ampproject.net']);
     expect(error.code).toBe('publisher-covers-cache');
     expect(error.message).toBe(
@@ -85,14 +85,27 @@ describe('cache-operated domains: cacheDomain, thirdPartyFrameDomainSuffix, upda
       expect(error.message, rule).toContain(JSON.stringify(rule));
     }
   });
-  it('a custom cache\'s update-cache API domain is guarded', () => {
-    const custom: AmpCache[] = [{ id: 't', name: 'Test Cache', cacheDomain: 'amp.example.net', updateCacheApiDomainSuffix: 'update.example.org', thirdPartyFrameDomainSuffix: 'frames.example.io' }];
+  it("a custom cache's update-cache API domain is guarded", () => {
+    const custom: AmpCache[] = [
+      {
+        id: 't',
+        name: 'Test Cache',
+        cacheDomain: 'amp.example.net',
+        updateCacheApiDomainSuffix: 'update.example.org',
+        thirdPartyFrameDomainSuffix: 'frames.example.io',
+      },
+    ];
     expect(refusal(['*.example.org'], custom).message).toMatch(/Test Cache update-cache API domain update\.example\.org/);
     expect(refusal(['x.frames.example.io'], custom).message).toMatch(/Test Cache third-party frame domain frames\.example\.io/);
     expect(parsePublisherRules(['*.example.com'], custom).wildcard).toEqual(new Set(['example.com']));
   });
   it('the guard look-up does not depend on the order or number of caches', () => {
-    const many: AmpCache[] = Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: `Cache ${i}`, cacheDomain: `c${i}.example.net`, thirdPartyFrameDomainSuffix: `f${i}.example.io` }));
+    const many: AmpCache[] = Array.from({ length: 60 }, (_, i) => ({
+      id: `c${i}`,
+      name: `Cache ${i}`,
+      cacheDomain: `c${i}.example.net`,
+      thirdPartyFrameDomainSuffix: `f${i}.example.io`,
+    }));
     expect(refusal(['*.f59.example.io'], many).message).toMatch(/Cache 59 third-party frame domain/);
     expect(refusal(['*.f0.example.io'], [...many].reverse()).message).toMatch(/Cache 0 third-party frame domain/);
   });
@@ -100,10 +113,16 @@ describe('cache-operated domains: cacheDomain, thirdPartyFrameDomainSuffix, upda
 
 describe('errors that teach (issue 15)', () => {
   it.each([
-    ['http://example.com/', /^publishers: "http:\/\/example\.com\/" is a URL; publishers takes a domain, such as "example\.com", not a URL — origins go in `origins`: origins: \["http:\/\/example\.com"\]$/],
+    [
+      'http://example.com/',
+      /^publishers: "http:\/\/example\.com\/" is a URL; publishers takes a domain, such as "example\.com", not a URL — origins go in `origins`: origins: \["http:\/\/example\.com"\]$/,
+    ],
     ['https://www.example.com', /a domain, such as "www\.example\.com", not a URL — origins go in `origins`: origins: \["https:\/\/www\.example\.com"\]$/],
     ['example.com/amp', /is a URL; publishers takes a domain, not a URL — origins go in `origins`/],
-    ['localhost', /^publishers: "localhost" is a local development host, not a publisher domain — list its origin in `origins`: origins: \["http:\/\/localhost:3000"\]$/],
+    [
+      'localhost',
+      /^publishers: "localhost" is a local development host, not a publisher domain — list its origin in `origins`: origins: \["http:\/\/localhost:3000"\]$/,
+    ],
     ['localhost:8080', /origins: \["http:\/\/localhost:8080"\]$/],
     ['app.localhost', /local development host/],
     ['127.0.0.1', /is an IP address, not a domain — list the origin in `origins`: origins: \["http:\/\/127\.0\.0\.1:3000"\]$/],
@@ -114,7 +133,7 @@ describe('errors that teach (issue 15)', () => {
     expect(error.code).toBe('invalid-domain');
     expect(error.message).toMatch(message);
   });
-  it('every refused entry is reported at once, in order, with the first one\'s code', () => {
+  it("every refused entry is reported at once, in order, with the first one's code", () => {
     const error = refusal(['example.com', 'http://a.example/', '*.amazonaws.com', 'b.example', 'localhost', 42]);
     expect(error.code).toBe('invalid-domain');
     const lines = error.message.split('\n');
@@ -133,14 +152,20 @@ describe('errors that teach (issue 15)', () => {
     expect(lines[21]).toBe('  … and 980 more');
   });
   it('non-strings are named without calling their methods', () => {
-    const hostile = { toString: () => { throw new Error('called'); } };
+    const hostile = {
+      toString: () => {
+        throw new Error('called');
+      },
+    };
     const error = refusal([null, hostile, Object.create(null), ['example.com'], () => 'example.com', Symbol('s'), undefined, 1n]);
     expect(error.message.split('\n').slice(1)).toEqual(
       ['null', 'an object', 'an object', 'an array', 'a function', 'Symbol(s)', 'undefined', '1'].map((name) => `  - ${name} is not a string`),
     );
   });
-  it('a name on the list\'s implicit rule (an unknown top-level name) is a public suffix too', () => {
-    expect(refusal(['intranet']).message).toBe('publishers: "intranet" is a public suffix (Public Suffix List), not a publisher\'s domain; a rule may not cover every domain under it');
+  it("a name on the list's implicit rule (an unknown top-level name) is a public suffix too", () => {
+    expect(refusal(['intranet']).message).toBe(
+      'publishers: "intranet" is a public suffix (Public Suffix List), not a publisher\'s domain; a rule may not cover every domain under it',
+    );
     expect(refusal(['*.corp']).code).toBe('public-suffix-rule');
   });
   it('quotes what was typed: control characters escaped, long input cut', () => {

@@ -6,9 +6,22 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BitReader, BitWriter, decodeRiceDeltas, decodeRiceIntegers, decodeRiceValues, encodeRiceDeltas, isAmpCorsError } from '../src/index.js';
 
-interface RawVector { rice_parameter: number; encoded_hex: string; values: number[] }
-interface IndexVector { decoded_proto: { rice_indices: { first_value: number; rice_parameter: number; num_entries: number; encoded_data_hex: string } }; expected_indices: number[] }
-interface HashVector { first_value: number; rice_parameter: number; num_entries: number; encoded_data_hex: string; decoded_uint32: number[] }
+interface RawVector {
+  rice_parameter: number;
+  encoded_hex: string;
+  values: number[];
+}
+interface IndexVector {
+  decoded_proto: { rice_indices: { first_value: number; rice_parameter: number; num_entries: number; encoded_data_hex: string } };
+  expected_indices: number[];
+}
+interface HashVector {
+  first_value: number;
+  rice_parameter: number;
+  num_entries: number;
+  encoded_data_hex: string;
+  decoded_uint32: number[];
+}
 interface ChromiumVector {
   kind: string;
   first_value?: number;
@@ -118,9 +131,9 @@ describe('wide values (ampcors: 128-bit hashes)', () => {
   it('round-trips sorted lists of every width and parameter', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(4, 8, 16, 32).chain((width) =>
-          fc.tuple(fc.constant(width), fc.array(fc.uint8Array({ minLength: width, maxLength: width }), { minLength: 1, maxLength: 40 })),
-        ),
+        fc
+          .constantFrom(4, 8, 16, 32)
+          .chain((width) => fc.tuple(fc.constant(width), fc.array(fc.uint8Array({ minLength: width, maxLength: width }), { minLength: 1, maxLength: 40 }))),
         fc.option(fc.integer({ min: 1, max: 31 }), { nil: undefined }),
         ([width, values], k) => {
           const flat = sortedFlat(values, width);

@@ -37,7 +37,11 @@ describe('verify: allowed', () => {
       prefixForm: 'spec',
       cache: { id: 'google' },
     });
-    expect(verifier.verify('https://www-example-com.www.bing-amp.com')).toMatchObject({ allowed: true, cache: { id: 'bing' }, publisherDomain: 'www.example.com' });
+    expect(verifier.verify('https://www-example-com.www.bing-amp.com')).toMatchObject({
+      allowed: true,
+      cache: { id: 'bing' },
+      publisherDomain: 'www.example.com',
+    });
   });
   it('a hashed cache origin from the precomputed allow-set', () => {
     const origin = cacheOrigin(LONG);
@@ -164,7 +168,7 @@ describe('custom caches', () => {
 });
 
 describe('shared verdicts', () => {
-  it('an allowed cache origin gets the same frozen verdict each time; a handler cannot alter the next request\'s', () => {
+  it("an allowed cache origin gets the same frozen verdict each time; a handler cannot alter the next request's", () => {
     const verifier = createVerifier({ publishers: ['example.com'] });
     const origin = 'https://example-com.cdn.ampproject.org';
     const first = verifier.verify(origin);
@@ -211,7 +215,11 @@ describe('remembered verdicts of cache origins outside the table (issue 16)', ()
     expect(verifier.verify('https://shop-example-org-evil-com.cdn.ampproject.org').allowed).toBe(false);
     expect(verifier.verify(wildcard, { sourceOrigin: 'https://evil.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
     // The general path's verdicts (an IDN prefix, a hashed one, an edge-hyphen twin) are remembered the same way.
-    for (const origin of ['https://xn--bcher-ch-65a.cdn.ampproject.org', `https://${'a'.repeat(52)}.cdn.ampproject.org`, 'https://xn---org-zxs.cdn.ampproject.org']) {
+    for (const origin of [
+      'https://xn--bcher-ch-65a.cdn.ampproject.org',
+      `https://${'a'.repeat(52)}.cdn.ampproject.org`,
+      'https://xn---org-zxs.cdn.ampproject.org',
+    ]) {
       const verdict = verifier.verify(origin);
       expect(verdict.allowed).toBe(false);
       expect(Object.isFrozen(verdict)).toBe(true);
@@ -293,7 +301,8 @@ describe('cost independent of the number of caches (issue 14 item 6)', () => {
     const small = cachesOf(4000);
     const large = cachesOf(16000);
     buildAllowSet(['example.com'], small);
-    const ratio = fastest(7, () => buildAllowSet(['example.com'], Object.freeze([...large]))) / fastest(7, () => buildAllowSet(['example.com'], Object.freeze([...small])));
+    const ratio =
+      fastest(7, () => buildAllowSet(['example.com'], Object.freeze([...large]))) / fastest(7, () => buildAllowSet(['example.com'], Object.freeze([...small])));
     // Linear: about 4×; quadratic: about 16×.
     expect(ratio).toBeLessThan(8);
   });

@@ -143,7 +143,8 @@ function expressSpec(compiled: { matcher?: OriginMatcher }): AdapterOptionsSpec 
         seconds = maxAge;
       }
       if (rest.allowedHeaders !== undefined && headers !== undefined) problems.add('invalid-option', 'give allowedHeaders or its alias headers, not both');
-      if (rest.preflightStatus !== undefined && optionsSuccessStatus !== undefined) problems.add('invalid-option', 'give preflightStatus or its alias optionsSuccessStatus, not both');
+      if (rest.preflightStatus !== undefined && optionsSuccessStatus !== undefined)
+        problems.add('invalid-option', 'give preflightStatus or its alias optionsSuccessStatus, not both');
       // Configured through cors's own `origin` option: cors's defaults (credentials stay on when publishers or a verifier are given).
       const dropIn = origin !== undefined;
       const credentials = rest.credentials ?? (mode === 'amp' || !dropIn);

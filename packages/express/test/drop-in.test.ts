@@ -66,7 +66,12 @@ const REQUESTS: ReadonlyArray<{ name: string; method: 'GET' | 'OPTIONS'; origin?
   { name: 'GET from x.a.com', method: 'GET', origin: 'https://x.a.com' },
   { name: 'GET from evil.com', method: 'GET', origin: 'https://evil.com' },
   { name: 'GET without Origin', method: 'GET' },
-  { name: 'preflight from a.com', method: 'OPTIONS', origin: A, extra: { 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-A, Content-Type' } },
+  {
+    name: 'preflight from a.com',
+    method: 'OPTIONS',
+    origin: A,
+    extra: { 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-A, Content-Type' },
+  },
   { name: 'preflight from evil.com', method: 'OPTIONS', origin: 'https://evil.com', extra: { 'Access-Control-Request-Method': 'PUT' } },
 ];
 
@@ -164,7 +169,12 @@ describe('configurations ampcors refuses', () => {
       expect(message({ origin, credentials: true })).toBe(reference);
       expect(code({ origin, credentials: false }), String(origin)).toBe('accepted');
     }
-    for (const origin of [(_o, cb) => cb(null, true), (o, cb) => cb(null, o), (_o, cb) => cb(null, '*'), (_o, cb) => cb(null, [/.*/])] satisfies OriginCallback[]) {
+    for (const origin of [
+      (_o, cb) => cb(null, true),
+      (o, cb) => cb(null, o),
+      (_o, cb) => cb(null, '*'),
+      (_o, cb) => cb(null, [/.*/]),
+    ] satisfies OriginCallback[]) {
       expect(code({ origin, credentials: true })).toBe('unsafe-configuration');
       expect(message({ origin, credentials: true })).toBe(reference);
     }
@@ -245,7 +255,7 @@ describe('Express specifics', () => {
     expect(res.status).toBe(500);
     expect(isAmpCorsError(caught) && caught.message).toMatch(/did you mean `publishers`\?/);
   });
-  it("an origin: true without credentials allows any origin and its verdict says any-origin, not publisher-origin", async () => {
+  it('an origin: true without credentials allows any origin and its verdict says any-origin, not publisher-origin', async () => {
     let reason: string | undefined;
     const app = express();
     app.use(ampCors({ origin: true }));
@@ -254,6 +264,10 @@ describe('Express specifics', () => {
       res.send('ran');
     });
     const res = await request(app).get('/r').set('Origin', 'https://evil.com');
-    expect([res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials'], reason]).toEqual(['https://evil.com', undefined, 'any-origin']);
+    expect([res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials'], reason]).toEqual([
+      'https://evil.com',
+      undefined,
+      'any-origin',
+    ]);
   });
 });

@@ -35,7 +35,11 @@ declare module 'fastify' {
 }
 
 /** `@fastify/cors`'s origin function: calls back with an {@link OriginOption}, or returns a Promise of it (`this` is the Fastify instance). */
-export type OriginFunction = (this: FastifyInstance, origin: string | undefined, callback: (error: Error | null, allow?: OriginOption) => void) => void | Promise<OriginOption>;
+export type OriginFunction = (
+  this: FastifyInstance,
+  origin: string | undefined,
+  callback: (error: Error | null, allow?: OriginOption) => void,
+) => void | Promise<OriginOption>;
 
 /**
  * Options of {@link ampCors}: the ampcors configuration, plus the options of
@@ -86,8 +90,10 @@ function fastifySpec(compiled: { matcher?: OriginMatcher }): AdapterOptionsSpec 
       for (const [name, value] of Object.entries({ preflight, strictPreflight, hideOptionsRoute })) {
         if (value !== undefined && typeof value !== 'boolean') problems.add('invalid-option', `${name} must be true or false`);
       }
-      if (hook !== undefined && hook !== 'onRequest') problems.add('invalid-option', "hook must be 'onRequest': a later hook would let a denied request run earlier hooks, or the route itself");
-      if (rest.preflightStatus !== undefined && optionsSuccessStatus !== undefined) problems.add('invalid-option', 'give preflightStatus or its alias optionsSuccessStatus, not both');
+      if (hook !== undefined && hook !== 'onRequest')
+        problems.add('invalid-option', "hook must be 'onRequest': a later hook would let a denied request run earlier hooks, or the route itself");
+      if (rest.preflightStatus !== undefined && optionsSuccessStatus !== undefined)
+        problems.add('invalid-option', 'give preflightStatus or its alias optionsSuccessStatus, not both');
       const dropIn = origin !== undefined;
       const credentials = rest.credentials ?? mode === 'amp';
       if (dropIn && typeof origin !== 'function') compiled.matcher = problems.attempt(() => compileOriginOption(origin, { credentials }));
@@ -118,7 +124,11 @@ function askFunction(fn: OriginFunction, self: FastifyInstance, origin: string):
   };
   const returned = fn.call(self, origin, (error, allow) => done(error ? { error } : { answer: allow }));
   // Even after a synchronous answer: a rejection left unhandled would stop the process.
-  if (returned && typeof returned.then === 'function') returned.then((answer) => done({ answer }), (error: unknown) => done({ error: error ?? new Error('the origin function rejected') }));
+  if (returned && typeof returned.then === 'function')
+    returned.then(
+      (answer) => done({ answer }),
+      (error: unknown) => done({ error: error ?? new Error('the origin function rejected') }),
+    );
   if (settled !== undefined) {
     if ('error' in settled) throw settled.error;
     return settled.answer;
@@ -149,7 +159,10 @@ function factsOf(request: FastifyRequest, preflight: boolean): CorsRequest {
 /** Validates the options and installs the hook, the decorators and the `OPTIONS *` route. */
 function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void {
   // Anything but an object (`@fastify/cors`'s options delegator, a function) is left for core to refuse, never read as "no options".
-  const given: unknown = typeof options === 'object' && options !== null && !Array.isArray(options) ? Object.fromEntries(Object.entries(options).filter(([key]) => !REGISTER_KEYS.includes(key))) : options;
+  const given: unknown =
+    typeof options === 'object' && options !== null && !Array.isArray(options)
+      ? Object.fromEntries(Object.entries(options).filter(([key]) => !REGISTER_KEYS.includes(key)))
+      : options;
   const compiled: { matcher?: OriginMatcher } = {};
   const policy = createCorsPolicy(given as AmpCorsConfig, fastifySpec(compiled));
   const { origin, preflight = true, strictPreflight = true, hideOptionsRoute = true } = given as FastifyAmpCorsOptions;
@@ -158,7 +171,9 @@ function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void
   const source: VerdictSource | null =
     typeof origin === 'function'
       ? policy.guardOriginFunction((asked) => askFunction(origin, fastify, asked))()
-      : matcher === undefined ? null : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
+      : matcher === undefined
+        ? null
+        : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
   const preflights = new WeakSet<FastifyRequest>();
   // Declared up front (Fastify keeps the request's shape stable); `undefined` until the hook runs.
   if (!fastify.hasRequestDecorator('ampCors')) fastify.decorateRequest('ampCors', undefined);
@@ -208,14 +223,22 @@ function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void
       return fail(error, reply, done);
     }
     // 3. Its plan is applied: headers, verdict, and the answer when core ends the request here.
-    if (decided instanceof Promise) decided.then((settled) => settle(settled, request, reply, done), (error: unknown) => fail(error, reply, done));
+    if (decided instanceof Promise)
+      decided.then(
+        (settled) => settle(settled, request, reply, done),
+        (error: unknown) => fail(error, reply, done),
+      );
     else settle(decided, request, reply, done);
   });
   // Lets Fastify route a preflight to a path whose routes define no OPTIONS (answered by the hook, or handed over by preflightContinue).
-  fastify.options('*', { schema: { hide: hideOptionsRoute } as FastifySchema, ...(options.logLevel !== undefined && { logLevel: options.logLevel }) }, (request, reply) => {
-    if (preflights.has(request)) void reply.send();
-    else void reply.callNotFound();
-  });
+  fastify.options(
+    '*',
+    { schema: { hide: hideOptionsRoute } as FastifySchema, ...(options.logLevel !== undefined && { logLevel: options.logLevel }) },
+    (request, reply) => {
+      if (preflights.has(request)) void reply.send();
+      else void reply.callNotFound();
+    },
+  );
 }
 
 /** The plugin: a configuration error goes to Fastify (`register`/`ready` rejects), never thrown out of the loader. */

@@ -22,15 +22,56 @@ import { describe, expect, it } from 'vitest';
 
 const EVIL = 'https://evil.example';
 const KNOWN = [
-  'publishers', 'origins', 'caches', 'legacyCacheOrigins', 'verifier', 'credentials', 'methods', 'allowedHeaders', 'exposedHeaders', 'maxAge',
-  'preflightStatus', 'preflightContinue', 'privateNetworkAccess', 'onDenied', 'email',
-  'origin', 'optionsSuccessStatus', 'preflight', 'strictPreflight', 'hideOptionsRoute', 'hook',
+  'publishers',
+  'origins',
+  'caches',
+  'legacyCacheOrigins',
+  'verifier',
+  'credentials',
+  'methods',
+  'allowedHeaders',
+  'exposedHeaders',
+  'maxAge',
+  'preflightStatus',
+  'preflightContinue',
+  'privateNetworkAccess',
+  'onDenied',
+  'email',
+  'origin',
+  'optionsSuccessStatus',
+  'preflight',
+  'strictPreflight',
+  'hideOptionsRoute',
+  'hook',
 ];
 const TYPOS = ['orgin', 'publisher', 'credentails', 'allowMethods', 'cacheControl', 'delegator', 'exposeHeaders'];
 
 const values = fc.constantFrom<unknown>(
-  undefined, true, false, 0, 600, 'onRequest', 'preHandler', '*', '', 'https://evil.example', 'https://app.example', 'example.com', 'omit', 'reject',
-  [], ['example.com'], ['https://app.example'], ['*'], [/.*/], /.*/, /evil/, /^https:\/\/app\.example$/, ['GET', 'POST'], 'Content-Type', ['*'],
+  undefined,
+  true,
+  false,
+  0,
+  600,
+  'onRequest',
+  'preHandler',
+  '*',
+  '',
+  'https://evil.example',
+  'https://app.example',
+  'example.com',
+  'omit',
+  'reject',
+  [],
+  ['example.com'],
+  ['https://app.example'],
+  ['*'],
+  [/.*/],
+  /.*/,
+  /evil/,
+  /^https:\/\/app\.example$/,
+  ['GET', 'POST'],
+  'Content-Type',
+  ['*'],
   (origin: string | undefined, cb: (e: Error | null, allow?: unknown) => void) => cb(null, origin),
   (_origin: string | undefined, cb: (e: Error | null, allow?: unknown) => void) => cb(null, true),
   async (origin: string | undefined) => origin,
@@ -70,8 +111,14 @@ describe('@ampcors/fastify configuration fuzz', () => {
           expect(isAmpCorsError(outcome.refused), String(outcome.refused)).toBe(true);
           return;
         }
-        expect(keys.some((key) => TYPOS.includes(key)), 'an unknown key was accepted').toBe(false);
-        expect(keys.some((key) => given[key] === undefined), 'a key holding undefined was accepted').toBe(false);
+        expect(
+          keys.some((key) => TYPOS.includes(key)),
+          'an unknown key was accepted',
+        ).toBe(false);
+        expect(
+          keys.some((key) => given[key] === undefined),
+          'a key holding undefined was accepted',
+        ).toBe(false);
         const readable = outcome.acao === EVIL || outcome.acao === '*';
         expect(readable && outcome.acac === 'true', `credentials for ${EVIL}`).toBe(false);
         if (keys.length === 0) expect([outcome.acao, outcome.acac]).toEqual(['*', undefined]);

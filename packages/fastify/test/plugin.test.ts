@@ -145,10 +145,26 @@ describe.each([
   });
 
   it.each([
-    ['throwing verifier', { verifier: { verify: () => { throw new Error('verifier exploded'); } } }],
+    [
+      'throwing verifier',
+      {
+        verifier: {
+          verify: () => {
+            throw new Error('verifier exploded');
+          },
+        },
+      },
+    ],
     ['rejecting verifier', { verifier: { verify: () => Promise.reject(new Error('store down')) } }],
     ['origin callback error', { origin: (_o: string | undefined, cb: (error: Error | null) => void) => cb(new Error('ouch')) }],
-    ['throwing origin function', { origin: () => { throw new Error('ouch'); } }],
+    [
+      'throwing origin function',
+      {
+        origin: () => {
+          throw new Error('ouch');
+        },
+      },
+    ],
     ['rejecting origin function', { origin: () => Promise.reject(new Error('ouch')) }],
   ] as const)('a %s → 500 without CORS headers, Vary: Origin, the route not run', async (_case, options) => {
     const probe = fresh();
@@ -189,13 +205,20 @@ describe.each([
     const strict = await app.inject({ method: 'OPTIONS', url: '/api/items', headers: { origin: EVIL } });
     expect([strict.statusCode, strict.body]).toEqual([400, 'Invalid Preflight Request']);
     const loose = await build(create, { origin: ['https://app.example'], preflight: false }, fresh());
-    const passed = await loose.inject({ method: 'OPTIONS', url: '/api/items', headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT' } });
+    const passed = await loose.inject({
+      method: 'OPTIONS',
+      url: '/api/items',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT' },
+    });
     expect(passed.statusCode).toBe(404);
     expect(passed.headers['access-control-allow-methods']).toBeUndefined();
   });
 
   it('hideOptionsRoute: the OPTIONS * route is hidden by default and shown on request', async () => {
-    for (const [hideOptionsRoute, hidden] of [[undefined, true], [false, false]] as const) {
+    for (const [hideOptionsRoute, hidden] of [
+      [undefined, true],
+      [false, false],
+    ] as const) {
       const app = create({ logger: false });
       const seen: unknown[] = [];
       app.addHook('onRoute', (route) => {
@@ -211,14 +234,22 @@ describe.each([
     ['reflect-all with credentials', { origin: true, credentials: true }, 'unsafe-configuration'],
     ["'*' with credentials", { origin: '*', credentials: true }, 'unsafe-configuration'],
     ['a catch-all RegExp with credentials', { origin: /.*/, credentials: true }, 'unsafe-configuration'],
-    ['an origin function reflecting every origin, with credentials', { origin: (o: string | undefined, cb: (e: null, a: string | undefined) => void) => cb(null, o), credentials: true }, 'unsafe-configuration'],
+    [
+      'an origin function reflecting every origin, with credentials',
+      { origin: (o: string | undefined, cb: (e: null, a: string | undefined) => void) => cb(null, o), credentials: true },
+      'unsafe-configuration',
+    ],
     ["allowedHeaders '*'", { origin: ['https://app.example'], allowedHeaders: '*' }, 'unsafe-configuration'],
     ['a hook after onRequest', { publishers: ['example.com'], hook: 'preHandler' }, 'invalid-option'],
     ['a misspelled key', { orgin: ['https://app.example'] }, 'invalid-option'],
     ['publishers: undefined', { publishers: undefined }, 'invalid-option'],
     ['options naming no origin to trust', { methods: ['GET'] }, 'invalid-option'],
     // Fastify calls a function given as options with the instance: @fastify/cors's delegator arrives as a function, never as "no options" (the literal *).
-    ["@fastify/cors's options delegator", () => (_request: unknown, cb: (e: null, o: object) => void) => cb(null, { origin: true, credentials: true }), 'invalid-option'],
+    [
+      "@fastify/cors's options delegator",
+      () => (_request: unknown, cb: (e: null, o: object) => void) => cb(null, { origin: true, credentials: true }),
+      'invalid-option',
+    ],
   ] as const)('refuses %s at registration', async (_case, options, code) => {
     const error = await refusal(create, options);
     expect(isAmpCorsError(error), String(error)).toBe(true);
@@ -260,7 +291,10 @@ describe('differential against @fastify/cors (configurations both accept)', () =
         const viewA = browserView(a, origin);
         const viewB = browserView(b, origin);
         // Same conclusion; a preflight @fastify/cors leaves to 404 (origin: false) ampcors ends with no CORS header either.
-        expect({ readable: viewB.readable, credentials: viewB.credentials }, `${origin} ${method}`).toEqual({ readable: viewA.readable, credentials: viewA.credentials });
+        expect({ readable: viewB.readable, credentials: viewB.credentials }, `${origin} ${method}`).toEqual({
+          readable: viewA.readable,
+          credentials: viewA.credentials,
+        });
         if (method === 'GET') expect(b.statusCode).toBe(a.statusCode);
       }
     }

@@ -126,7 +126,14 @@ type AdapterOptionsSpec = Exclude<Parameters<typeof createCorsPolicy>[1], boolea
 const FETCH_SPEC: AdapterOptionsSpec = {
   entry: 'withAmpCors (@ampcors/fetch)',
   keys: ['onError'],
-  aliases: { allowMethods: 'methods', allowHeaders: 'allowedHeaders', exposeHeaders: 'exposedHeaders', origin: 'origins', allowOrigin: 'origins', allowedOrigins: 'origins' },
+  aliases: {
+    allowMethods: 'methods',
+    allowHeaders: 'allowedHeaders',
+    exposeHeaders: 'exposedHeaders',
+    origin: 'origins',
+    allowOrigin: 'origins',
+    allowedOrigins: 'origins',
+  },
   allowNothing: 'To allow no cross-origin request on purpose, do not wrap the handler (same-origin requests need no CORS).',
   allowAny: 'For a public API that any origin may read without credentials, pass {} (Access-Control-Allow-Origin: *).',
   map(given, _mode, problems) {
@@ -166,7 +173,11 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
 
   // One async frame per request: the decision and the handler are awaited only when they return Promises.
   const wrap = <A extends unknown[]>(handler: FetchHandler<A>) => {
-    if (typeof handler !== 'function') throw new AmpCorsError('invalid-option', `withAmpCors needs a handler function (request) => Response as its first argument, not ${handler === null ? 'null' : typeof handler}`);
+    if (typeof handler !== 'function')
+      throw new AmpCorsError(
+        'invalid-option',
+        `withAmpCors needs a handler function (request) => Response as its first argument, not ${handler === null ? 'null' : typeof handler}`,
+      );
     return async (request: Request, ...rest: A): Promise<Response> => {
       try {
         const decided = policy.decide(factsOf(request));
@@ -224,7 +235,10 @@ function adapterOf(options: FetchAmpCorsOptions | FetchAmpCors): FetchAmpCors {
  * @example
  * export default { fetch: withAmpCors((request) => Response.json({ ok: true }), { publishers: ['example.com'] }) };
  */
-export function withAmpCors<A extends unknown[] = []>(handler: FetchHandler<A>, options: FetchAmpCorsOptions | FetchAmpCors): (request: Request, ...rest: A) => Promise<Response> {
+export function withAmpCors<A extends unknown[] = []>(
+  handler: FetchHandler<A>,
+  options: FetchAmpCorsOptions | FetchAmpCors,
+): (request: Request, ...rest: A) => Promise<Response> {
   return adapterOf(options).wrap(handler);
 }
 

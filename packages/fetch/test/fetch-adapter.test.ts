@@ -25,7 +25,11 @@ describe('withAmpCors', () => {
     expect(response.headers.get('vary')).toBe('Origin');
   });
   it('gives the handler its verdict and passes extra arguments through', async () => {
-    const handler = withAmpCors((request: Request, env: { name: string }) => Response.json({ reason: ampCorsOf(request)?.verdict.allowed && ampCorsOf(request)?.verdict.reason, env: env.name }), options);
+    const handler = withAmpCors(
+      (request: Request, env: { name: string }) =>
+        Response.json({ reason: ampCorsOf(request)?.verdict.allowed && ampCorsOf(request)?.verdict.reason, env: env.name }),
+      options,
+    );
     const response = await handler(get(CACHE), { name: 'worker-env' });
     expect(await response.json()).toEqual({ reason: 'cache-origin', env: 'worker-env' });
   });
@@ -49,7 +53,10 @@ describe('withAmpCors', () => {
     });
     const second = await badVerifier(get(CACHE));
     expect([second.status, second.headers.get('vary')]).toEqual([500, 'Origin']);
-    const custom = withAmpCors(() => new Response('never'), { verifier: { verify: async () => Promise.reject(new Error('redis down')) }, onError: () => new Response('try later', { status: 503 }) });
+    const custom = withAmpCors(() => new Response('never'), {
+      verifier: { verify: async () => Promise.reject(new Error('redis down')) },
+      onError: () => new Response('try later', { status: 503 }),
+    });
     const third = await custom(get(CACHE));
     expect([third.status, await third.text(), third.headers.get('vary')]).toEqual([503, 'try later', 'Origin']);
   });
@@ -66,20 +73,30 @@ describe('withAmpCors', () => {
       }
       throw new Error('accepted');
     };
-    const all = errorOf(() => withAmpCors(() => new Response(''), { publishers: ['example.com'], onError: 'log' as never, onDenied: 'maybe' as never, orgins: [] } as never));
+    const all = errorOf(() =>
+      withAmpCors(() => new Response(''), { publishers: ['example.com'], onError: 'log' as never, onDenied: 'maybe' as never, orgins: [] } as never),
+    );
     expect(isAmpCorsError(all)).toBe(true);
     expect(all.message).toMatch(/3 configuration problems/);
     expect(all.message).toMatch(/onError must be a function/);
     expect(all.message).toMatch(/onDenied/);
     expect(all.message).toMatch(/unknown option `orgins` \(did you mean `origins`\?\)/);
-    for (const run of [() => withAmpCors(() => new Response(''), undefined as never), () => withAmpCors('handler' as never, options), () => createAmpCors(null as never)]) {
+    for (const run of [
+      () => withAmpCors(() => new Response(''), undefined as never),
+      () => withAmpCors('handler' as never, options),
+      () => createAmpCors(null as never),
+    ]) {
       expect(isAmpCorsError(errorOf(run)), String(errorOf(run))).toBe(true);
     }
   });
   it('{} is the public mode: the literal *, no credentials, no Vary: Origin, and a verdict that claims no check', async () => {
     const handler = withAmpCors((request: Request) => Response.json(ampCorsOf(request)?.verdict ?? null), {});
     const response = await handler(get('https://evil.example', { Cookie: 'session=1' }));
-    expect([response.headers.get('access-control-allow-origin'), response.headers.get('access-control-allow-credentials'), response.headers.get('vary')]).toEqual(['*', null, null]);
+    expect([
+      response.headers.get('access-control-allow-origin'),
+      response.headers.get('access-control-allow-credentials'),
+      response.headers.get('vary'),
+    ]).toEqual(['*', null, null]);
     expect(await response.json()).toMatchObject({ allowed: true, reason: 'any-origin', via: 'any' });
   });
   it('a request the browser marks Sec-Fetch-Site: same-origin runs untouched; same-site and cross-site are judged', async () => {

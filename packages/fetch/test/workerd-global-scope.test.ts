@@ -14,7 +14,8 @@ const src = (pkg: string) => fileURLToPath(new URL(`../../${pkg}/src/index.ts`, 
 it('loads and answers in workerd when configured in global scope', async () => {
   const bundle = await build({
     stdin: {
-      contents: "import { withAmpCors } from '@ampcors/fetch'; export default { fetch: withAmpCors(() => new Response('ok'), { publishers: ['example.com'] }) };",
+      contents:
+        "import { withAmpCors } from '@ampcors/fetch'; export default { fetch: withAmpCors(() => new Response('ok'), { publishers: ['example.com'] }) };",
       resolveDir: fileURLToPath(new URL('.', import.meta.url)),
       loader: 'ts',
     },

@@ -89,14 +89,23 @@ function honoSpec(compiled: Compiled): AdapterOptionsSpec {
     allowAny: 'For a public API that any origin may read without credentials, call ampCors() with no options (Access-Control-Allow-Origin: *).',
     map(given, mode, problems) {
       const { origin, allowMethods, allowHeaders, exposeHeaders, ...rest } = given as HonoAmpCorsOptions;
-      for (const [alias, name] of [['allowMethods', 'methods'], ['allowHeaders', 'allowedHeaders'], ['exposeHeaders', 'exposedHeaders']] as const) {
+      for (const [alias, name] of [
+        ['allowMethods', 'methods'],
+        ['allowHeaders', 'allowedHeaders'],
+        ['exposeHeaders', 'exposedHeaders'],
+      ] as const) {
         if (given[alias] !== undefined && rest[name] !== undefined) problems.add('invalid-option', `give ${name} or its alias ${alias}, not both`);
       }
       const staticMethods = typeof allowMethods === 'function' ? undefined : allowMethods;
       const credentials = rest.credentials ?? mode === 'amp';
       if (typeof origin === 'string' || Array.isArray(origin)) {
-        if (Array.isArray(origin) && origin.length === 0) problems.add('invalid-option', 'origin is empty, which would deny every cross-origin request without a word. To allow none on purpose, pass origin: () => null');
-        else if (Array.isArray(origin) && origin.some((item) => typeof item !== 'string')) problems.add('invalid-option', 'origin must list exact origin strings, as in hono/cors');
+        if (Array.isArray(origin) && origin.length === 0)
+          problems.add(
+            'invalid-option',
+            'origin is empty, which would deny every cross-origin request without a word. To allow none on purpose, pass origin: () => null',
+          );
+        else if (Array.isArray(origin) && origin.some((item) => typeof item !== 'string'))
+          problems.add('invalid-option', 'origin must list exact origin strings, as in hono/cors');
         else compiled.matcher = problems.attempt(() => compileOriginOption(origin as string | string[], { credentials: credentials === true }));
       } else if (origin !== undefined && typeof origin !== 'function') {
         problems.add('invalid-option', "origin must be an exact origin string, '*', an array of origins or a function (origin, c) => string, as in hono/cors");
@@ -212,7 +221,10 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
   // An origin function is asked about canary origins now: one allowing every origin is refused with credentials, like '*'.
   const guarded =
     typeof origin === 'function'
-      ? policy.guardOriginFunction((asked) => honoAnswer(origin(asked, new Context(new Request('https://ampcors-probe.invalid/', { headers: { origin: asked } })))), credentials)
+      ? policy.guardOriginFunction(
+          (asked) => honoAnswer(origin(asked, new Context(new Request('https://ampcors-probe.invalid/', { headers: { origin: asked } })))),
+          credentials,
+        )
       : null;
   const sourceFor = (c: Context, own: string | null | undefined): VerdictSource | null =>
     typeof origin !== 'function' || guarded === null ? staticSource : guarded((asked) => honoAnswer(origin(asked, asked === own ? c : contextAbout(c, asked))));

@@ -98,8 +98,21 @@ const value = fc.oneof(
   ),
   fc.string({ maxLength: 8 }),
 );
-const key = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...KEYS) }, { weight: 2, arbitrary: fc.constantFrom(...TYPOS) }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) });
-const BASES: readonly unknown[] = [undefined, {}, { publishers: ['example.com'] }, { verifier: honest }, { origin: 'https://partner.example' }, { origin: '*' }, { origin: reflect }, { origin: reflectLater, credentials: true }];
+const key = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...KEYS) },
+  { weight: 2, arbitrary: fc.constantFrom(...TYPOS) },
+  { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) },
+);
+const BASES: readonly unknown[] = [
+  undefined,
+  {},
+  { publishers: ['example.com'] },
+  { verifier: honest },
+  { origin: 'https://partner.example' },
+  { origin: '*' },
+  { origin: reflect },
+  { origin: reflectLater, credentials: true },
+];
 const options = fc.oneof(
   fc.constantFrom(...BASES),
   fc.tuple(fc.constantFrom(...BASES), fc.dictionary(key, value, { maxKeys: 3 })).map(([base, extra]) => ({ ...(base as object), ...extra })),

@@ -46,7 +46,14 @@ async function hit(middleware: MiddlewareHandler, method: string, headers: Recor
     return answered;
   });
   const res = await app.request(`http://api.example.test${path}`, { method, headers });
-  return { status: res.status, runs, reason, headers: Object.fromEntries(res.headers), text: await res.text(), same: answered !== undefined && answered === returned };
+  return {
+    status: res.status,
+    runs,
+    reason,
+    headers: Object.fromEntries(res.headers),
+    text: await res.text(),
+    same: answered !== undefined && answered === returned,
+  };
 }
 
 const list = (value: string | undefined) =>
@@ -64,7 +71,12 @@ function browserView(seen: Seen, origin: string | undefined, preflight: boolean)
     readable,
     credentials: readable && credentials,
     ...(readable && !preflight && { exposed: list(seen.headers['access-control-expose-headers']).filter((name) => name !== 'amp-redirect-to') }),
-    ...(readable && preflight && { methods: list(seen.headers['access-control-allow-methods']), allowHeaders: list(seen.headers['access-control-allow-headers']), maxAge: seen.headers['access-control-max-age'] }),
+    ...(readable &&
+      preflight && {
+        methods: list(seen.headers['access-control-allow-methods']),
+        allowHeaders: list(seen.headers['access-control-allow-headers']),
+        maxAge: seen.headers['access-control-max-age'],
+      }),
   };
 }
 
@@ -110,7 +122,11 @@ describe('AMP publisher mode', () => {
   });
 
   it('answers a preflight itself (handler not run), upstream Vary extended', async () => {
-    const seen = await hit(middleware, 'OPTIONS', { Origin: CACHE, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'Content-Type, AMP-Same-Origin' });
+    const seen = await hit(middleware, 'OPTIONS', {
+      Origin: CACHE,
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'Content-Type, AMP-Same-Origin',
+    });
     expect(seen).toMatchObject({ status: 204, runs: 0, text: '' });
     expect(seen.headers['access-control-allow-origin']).toBe(CACHE);
     expect(seen.headers['access-control-allow-headers']).toBe('Content-Type');
@@ -201,7 +217,17 @@ describe('an exception never escapes', () => {
 
 describe('drop-in for hono/cors: the same browser view for safe configurations', () => {
   const configurations: Array<[string, HonoAmpCorsOptions]> = [
-    ['an exact origin with credentials and every option', { origin: 'https://a.example', allowHeaders: ['X-Custom-Header'], allowMethods: ['POST', 'GET'], exposeHeaders: ['X-Total'], maxAge: 600, credentials: true }],
+    [
+      'an exact origin with credentials and every option',
+      {
+        origin: 'https://a.example',
+        allowHeaders: ['X-Custom-Header'],
+        allowMethods: ['POST', 'GET'],
+        exposeHeaders: ['X-Total'],
+        maxAge: 600,
+        credentials: true,
+      },
+    ],
     ['an array of origins', { origin: ['https://a.example', 'https://b.example'] }],
     ['an array of origins with credentials', { origin: ['https://a.example', 'https://b.example'], credentials: true }],
     ['an origin function', { origin: (origin) => (origin.endsWith('.a.example') ? origin : null) }],
@@ -210,7 +236,15 @@ describe('drop-in for hono/cors: the same browser view for safe configurations',
     ["'*' without credentials", { origin: '*' }],
     ['a methods function', { origin: ['https://a.example'], allowMethods: (origin) => (origin === 'https://a.example' ? ['GET', 'DELETE'] : ['GET']) }],
   ];
-  const origins = [undefined, 'https://a.example', 'https://b.example', 'https://x.a.example', 'https://evil.example', 'null', 'https://a.example.evil.example'];
+  const origins = [
+    undefined,
+    'https://a.example',
+    'https://b.example',
+    'https://x.a.example',
+    'https://evil.example',
+    'null',
+    'https://a.example.evil.example',
+  ];
 
   for (const [name, options] of configurations) {
     it(name, async () => {
@@ -336,7 +370,9 @@ describe("hono/cors's unsafe cases are refused (attacker's side)", () => {
     const near = fc.oneof(
       fc.constantFrom(...listed),
       fc.tuple(fc.constantFrom(...listed), fc.constantFrom('.', '/', 'x', ':1', '.evil.example', '%00', ' ', '\t')).map(([origin, extra]) => origin + extra),
-      fc.tuple(fc.constantFrom('http://', 'https://', 'HTTPS://', 'https://x.'), fc.constantFrom('a.example', 'b.example:8443', 'A.example')).map(([scheme, host]) => scheme + host),
+      fc
+        .tuple(fc.constantFrom('http://', 'https://', 'HTTPS://', 'https://x.'), fc.constantFrom('a.example', 'b.example:8443', 'A.example'))
+        .map(([scheme, host]) => scheme + host),
       fc.webUrl().map((url) => new URL(url).origin),
     );
     await fc.assert(

@@ -46,7 +46,9 @@ export interface KoaContextLike {
 }
 
 /** `@koa/cors`'s origin function: returns the `Access-Control-Allow-Origin` value for this request, or a falsy value to deny. */
-export type KoaOriginFunction<C extends KoaContextLike = KoaContextLike> = (ctx: C) => string | null | undefined | false | Promise<string | null | undefined | false>;
+export type KoaOriginFunction<C extends KoaContextLike = KoaContextLike> = (
+  ctx: C,
+) => string | null | undefined | false | Promise<string | null | undefined | false>;
 
 /**
  * Options of {@link ampCors}: the ampcors configuration, plus the options of
@@ -133,7 +135,21 @@ function probeContext(origin: string): object {
   const headers: Record<string, string> = { host: PROBE_HOST, origin };
   const get = (name: string) => headers[name.toLowerCase()] ?? '';
   const req = { method: 'GET', url: '/', headers };
-  const request = { method: 'GET', url: '/', path: '/', href: `https://${PROBE_HOST}/`, origin: `https://${PROBE_HOST}`, host: PROBE_HOST, hostname: PROBE_HOST, header: headers, headers, query: {}, querystring: '', get, req };
+  const request = {
+    method: 'GET',
+    url: '/',
+    path: '/',
+    href: `https://${PROBE_HOST}/`,
+    origin: `https://${PROBE_HOST}`,
+    host: PROBE_HOST,
+    hostname: PROBE_HOST,
+    header: headers,
+    headers,
+    query: {},
+    querystring: '',
+    get,
+    req,
+  };
   return { ...request, originalUrl: '/', request, req, state: {}, method: 'GET' };
 }
 
@@ -151,8 +167,20 @@ function contextAbout(ctx: KoaContextLike, origin: string): object {
     return Array.isArray(value) ? value.join(', ') : (value ?? '');
   };
   const req = Object.create(real.req, { headers: { value: headers } }) as object;
-  const request = Object.create(real.request ?? null, { get: { value: get }, header: { value: headers }, headers: { value: headers }, req: { value: req } }) as object;
-  return Object.create(real, { get: { value: get }, header: { value: headers }, headers: { value: headers }, request: { value: request }, req: { value: req }, state: { value: {} } }) as object;
+  const request = Object.create(real.request ?? null, {
+    get: { value: get },
+    header: { value: headers },
+    headers: { value: headers },
+    req: { value: req },
+  }) as object;
+  return Object.create(real, {
+    get: { value: get },
+    header: { value: headers },
+    headers: { value: headers },
+    request: { value: request },
+    req: { value: req },
+    state: { value: {} },
+  }) as object;
 }
 
 /** Attaches `Vary` (and, when kept, the CORS headers) to an error for Koa's error path, which resets the response headers. */
@@ -184,10 +212,15 @@ function koaConfig(given: KoaAmpCorsOptions, mode: ConfigMode, problems: Paramet
   const { origin, allowMethods, allowHeaders, exposeHeaders, credentials, maxAge, keepHeadersOnError, secureContext, ...rest } = given;
   const dropIn = origin !== undefined;
   if (typeof maxAge === 'string' && !/^[0-9]+$/.test(maxAge)) problems.add('invalid-option', 'maxAge must be a non-negative whole number of seconds');
-  if (credentials !== undefined && typeof credentials !== 'boolean' && typeof credentials !== 'function') problems.add('invalid-option', 'credentials must be a boolean or a function');
+  if (credentials !== undefined && typeof credentials !== 'boolean' && typeof credentials !== 'function')
+    problems.add('invalid-option', 'credentials must be a boolean or a function');
   if (keepHeadersOnError !== undefined && typeof keepHeadersOnError !== 'boolean') problems.add('invalid-option', 'keepHeadersOnError must be true or false');
   if (secureContext !== undefined && typeof secureContext !== 'boolean') problems.add('invalid-option', 'secureContext must be true or false');
-  for (const [alias, name] of [['allowMethods', 'methods'], ['allowHeaders', 'allowedHeaders'], ['exposeHeaders', 'exposedHeaders']] as const) {
+  for (const [alias, name] of [
+    ['allowMethods', 'methods'],
+    ['allowHeaders', 'allowedHeaders'],
+    ['exposeHeaders', 'exposedHeaders'],
+  ] as const) {
     if (given[alias] !== undefined && rest[name] !== undefined) problems.add('invalid-option', `give ${name} or its alias ${alias}, not both`);
   }
   return {
@@ -265,7 +298,8 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
   const staticCredentials = policy.options.credentials;
   const config = compiled.config ?? {};
   // With a credentials function, both variants are prepared once.
-  const withoutCredentials: NormalizedCorsOptions = typeof credentials === 'function' ? normalizeCorsOptions({ ...config, credentials: false }) : policy.options;
+  const withoutCredentials: NormalizedCorsOptions =
+    typeof credentials === 'function' ? normalizeCorsOptions({ ...config, credentials: false }) : policy.options;
   const keep = keepHeadersOnError === undefined || !!keepHeadersOnError;
   const secure = typeof secureContext === 'boolean' ? secureContext : !!secureContext;
 
@@ -289,7 +323,8 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
   // string value (it skips once the headers are sent), without its per-call
   // arrays and argument handling; all of them or none.
   const apply = (ctx: KoaContextLike, plan: CorsPlan): void => {
-    if (!ctx.res.headersSent) applyHeadersAtomically(ctx.res, secure && plan.kind !== 'reject' ? [...plan.headers, ...SECURE_CONTEXT] : plan.headers, plan.vary);
+    if (!ctx.res.headersSent)
+      applyHeadersAtomically(ctx.res, secure && plan.kind !== 'reject' ? [...plan.headers, ...SECURE_CONTEXT] : plan.headers, plan.vary);
   };
 
   /** The CORS headers `apply` set, for an error thrown by later middleware (built only then). */

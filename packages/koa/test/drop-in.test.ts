@@ -94,7 +94,11 @@ const OPTION_SETS: ReadonlyArray<{ name: string; options: koaCors.Options; nextO
       secureContext: true,
     },
   },
-  { name: 'origin function with credentials', options: { origin: (ctx) => (ctx.get('Origin') === A ? A : ''), credentials: true }, nextOnDeniedPreflight: true },
+  {
+    name: 'origin function with credentials',
+    options: { origin: (ctx) => (ctx.get('Origin') === A ? A : ''), credentials: true },
+    nextOnDeniedPreflight: true,
+  },
   { name: "async origin function answering '*'", options: { origin: async () => '*' } },
   { name: 'credentials function', options: { origin: A, credentials: () => true } },
 ];
@@ -152,7 +156,11 @@ describe('configurations ampcors refuses', () => {
     expect([theirs.headers['access-control-allow-origin'], theirs.headers['access-control-allow-credentials']]).toEqual(['https://evil.com', 'true']);
   });
   it("refuses, with credentials, an origin function that reflects every origin (the README's 4.0 snippet included), as it refuses '*'", async () => {
-    const reflectors: Array<KoaAmpCorsOptions['origin']> = [() => '*', (ctx) => (ctx as unknown as Koa.Context).get('Origin'), (ctx) => (ctx as unknown as Koa.Context).get('Origin') || '*'];
+    const reflectors: Array<KoaAmpCorsOptions['origin']> = [
+      () => '*',
+      (ctx) => (ctx as unknown as Koa.Context).get('Origin'),
+      (ctx) => (ctx as unknown as Koa.Context).get('Origin') || '*',
+    ];
     for (const origin of reflectors) {
       expect(code({ origin, credentials: true })).toBe('unsafe-configuration');
       expect(code({ origin, credentials: () => false })).toBe('unsafe-configuration');

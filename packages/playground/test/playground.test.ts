@@ -116,7 +116,15 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1200, height: 900 },
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.slice(0, -1) });
@@ -169,7 +177,9 @@ describe('playground in Chromium', () => {
     await pasteInto('#check-origin', cacheOrigin('example.org'));
     const list = ['example.org', 'co.uk, https://www.example.com/', '', '*.com', 'exa_mple.com', 'news.example.net'];
     await pasteInto('#check-publishers', list.join('\n'));
-    const reported = await page.$$eval('#check-message li[data-entry]', (items) => items.map((li) => ({ entry: li.getAttribute('data-entry'), text: li.textContent ?? '' })));
+    const reported = await page.$$eval('#check-message li[data-entry]', (items) =>
+      items.map((li) => ({ entry: li.getAttribute('data-entry'), text: li.textContent ?? '' })),
+    );
     const expected = list.flatMap((line, index) =>
       line
         .split(/[\s,]+/u)
@@ -266,9 +276,7 @@ describe('playground in Chromium', () => {
       if (i === 0) await typeInto('#origin-input', origin);
       else await pasteInto('#origin-input', origin);
       const explanation = explainOrigin(origin);
-      expect(await traceShown()).toEqual(
-        explanation.steps.map((s) => ({ name: s.name, status: s.status, input: s.input, output: s.output })),
-      );
+      expect(await traceShown()).toEqual(explanation.steps.map((s) => ({ name: s.name, status: s.status, input: s.input, output: s.output })));
       const summary = (await page.textContent('#trace-result')) ?? '';
       const result = explanation.result;
       if (!result.ok) expect(summary).toContain(result.reason);
@@ -278,7 +286,12 @@ describe('playground in Chromium', () => {
   });
 
   it('keeps every field in the address, so a link reproduces a check', async () => {
-    const state = { url: 'http://example.com/logo.png', origin: cacheOrigin('a-b.example.com'), check: cacheOrigin(LONG_DOMAIN), publishers: `${LONG_DOMAIN}\nexample.org` };
+    const state = {
+      url: 'http://example.com/logo.png',
+      origin: cacheOrigin('a-b.example.com'),
+      check: cacheOrigin(LONG_DOMAIN),
+      publishers: `${LONG_DOMAIN}\nexample.org`,
+    };
     await pasteInto('#url-input', state.url);
     await pasteInto('#origin-input', state.origin);
     await pasteInto('#check-origin', state.check);

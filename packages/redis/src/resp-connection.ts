@@ -46,7 +46,8 @@ function endpointOf(url: string): Endpoint {
   } catch {
     throw new AmpCorsError('invalid-option', 'url must be a redis:// or rediss:// URL');
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new AmpCorsError('invalid-option', `url must be a redis:// or rediss:// URL, not ${parsed.protocol}//…`);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    throw new AmpCorsError('invalid-option', `url must be a redis:// or rediss:// URL, not ${parsed.protocol}//…`);
   const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
   if (host === '') throw new AmpCorsError('invalid-option', 'url has no host');
   const handshake: string[][] = [];
@@ -168,7 +169,9 @@ export class RespConnection {
     if (!this.#ready && !this.#everConnected && !this.#closed) await this.#waitForFirstConnection();
     if (!this.#ready || this.#socket === undefined) {
       const refused = this.#refusal === undefined ? '' : ` (${this.#refusal})`;
-      throw new Error(this.#everConnected ? `Redis connection lost (reconnecting)${refused}` : `Redis did not accept a connection within ${CONNECT_TIMEOUT_MS} ms${refused}`);
+      throw new Error(
+        this.#everConnected ? `Redis connection lost (reconnecting)${refused}` : `Redis did not accept a connection within ${CONNECT_TIMEOUT_MS} ms${refused}`,
+      );
     }
     return this.#write(this.#socket, args);
   }

@@ -90,7 +90,10 @@ describe('close() returns, whatever the server does (issue 14 item 9)', () => {
     const registry = registryAt(server.url);
     const verifier = createAsyncVerifier({ source: registry });
     await expect(within(registry.hasPublisher('shop.example'), 3000, 'hasPublisher')).rejects.toThrow(/Redis/);
-    await expect(within(Promise.resolve(verifier.verify(cacheOrigin('shop.example'))), 3000, 'verify')).resolves.toMatchObject({ allowed: false, reason: 'source-unavailable' });
+    await expect(within(Promise.resolve(verifier.verify(cacheOrigin('shop.example'))), 3000, 'verify')).resolves.toMatchObject({
+      allowed: false,
+      reason: 'source-unavailable',
+    });
     await within(registry.close(), CLOSE_TIMEOUT_MS + 2000, 'close()');
     await within(server.allClosed(), 2000, 'the server seeing every connection closed');
     // Closed means closed: no reconnection afterwards (the backoff tops out at 1 s).
@@ -132,7 +135,13 @@ describe('the handshake', () => {
     const server = await fakeRedis((socket, chunk) => {
       const text = chunk.toString();
       received.push(text);
-      socket.write(text.includes('AUTH') && refuse ? '-WRONGPASS invalid username-password pair\r\n' : text.includes('SCARD') ? ':7\r\n' : '+OK\r\n'.repeat(text.split('*').length - 1));
+      socket.write(
+        text.includes('AUTH') && refuse
+          ? '-WRONGPASS invalid username-password pair\r\n'
+          : text.includes('SCARD')
+            ? ':7\r\n'
+            : '+OK\r\n'.repeat(text.split('*').length - 1),
+      );
     });
     const base = server.url.replace('redis://', '');
     const registry = registryAt(`redis://ops:p%40ss@${base}/2`);
@@ -141,7 +150,9 @@ describe('the handshake', () => {
     refuse = true;
     const refused = createRedisRegistry({ url: `redis://:bad@${base}` });
     registries.push(refused);
-    await expect(refused.add(['shop.example'])).rejects.toThrow('Redis did not accept a connection within 1000 ms (Redis error: WRONGPASS invalid username-password pair)');
+    await expect(refused.add(['shop.example'])).rejects.toThrow(
+      'Redis did not accept a connection within 1000 ms (Redis error: WRONGPASS invalid username-password pair)',
+    );
   });
 });
 
@@ -159,7 +170,9 @@ describe(`every reply is bounded: at most MAX_REPLY_BYTES (${MAX_REPLY_BYTES}) b
     try {
       await expect(connection.send(['GET', 'x'])).resolves.toBe(exact);
       body = `${exact}a`;
-      await expect(connection.send(['GET', 'x'])).rejects.toThrow(`Redis sent an invalid reply (a string of ${MAX_REPLY_BYTES + 1} bytes, more than ${MAX_REPLY_BYTES})`);
+      await expect(connection.send(['GET', 'x'])).rejects.toThrow(
+        `Redis sent an invalid reply (a string of ${MAX_REPLY_BYTES + 1} bytes, more than ${MAX_REPLY_BYTES})`,
+      );
       await within(server.allClosed(), 2000, 'the dropped connection closing');
     } finally {
       await connection.close();

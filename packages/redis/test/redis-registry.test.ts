@@ -152,7 +152,10 @@ describe('Redis registry', () => {
     expect(toolbox.length).toBeGreaterThan(63);
     await r.add([domain]);
     expect(await r.publisherOfPrefix(toolbox)).toBe(domain);
-    await expect(createAsyncVerifier({ source: r }).verify(`https://${toolbox}.cdn.ampproject.org`)).resolves.toMatchObject({ allowed: true, publisherDomain: domain });
+    await expect(createAsyncVerifier({ source: r }).verify(`https://${toolbox}.cdn.ampproject.org`)).resolves.toMatchObject({
+      allowed: true,
+      publisherDomain: domain,
+    });
   });
 
   it('writes to a Redis that never answers fail within seconds with a clear error, never hang', async () => {

@@ -19,11 +19,29 @@ let port = 0;
 const received: string[] = [];
 
 beforeAll(async () => {
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost',
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    ],
+    { stdio: 'pipe' },
+  );
   server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (socket) => {
     socket.on('error', () => {});
     socket.on('data', (chunk) => {
@@ -71,6 +89,8 @@ describe('rediss://', () => {
     await expect(untrusted.size()).rejects.toThrow('Redis did not accept a connection within 1000 ms (TLS: self-signed certificate)');
     await untrusted.close();
     // Trusted, but asked for by a name the certificate does not hold (it names localhost only).
-    await expect(sizeInChild(`rediss://127.0.0.1:${port}`, { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') })).resolves.toMatch(/^error Redis did not accept a connection within 1000 ms \(TLS: Hostname\/IP does not match certificate's altnames/);
+    await expect(sizeInChild(`rediss://127.0.0.1:${port}`, { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') })).resolves.toMatch(
+      /^error Redis did not accept a connection within 1000 ms \(TLS: Hostname\/IP does not match certificate's altnames/,
+    );
   }, 30_000);
 });

@@ -71,7 +71,14 @@ describe('createAsyncVerifier: what the source decides', () => {
   });
   it('a hashed prefix: allowed as hashed', async () => {
     const verifier = createAsyncVerifier({ source: source(owner, []) });
-    expect(await verifier.verify(`https://${HASHED}.cdn.ampproject.org`)).toMatchObject({ allowed: true, via: 'cache', reason: 'cache-origin-hashed', publisherDomain: LONG, prefix: HASHED, cache: CACHES[0] });
+    expect(await verifier.verify(`https://${HASHED}.cdn.ampproject.org`)).toMatchObject({
+      allowed: true,
+      via: 'cache',
+      reason: 'cache-origin-hashed',
+      publisherDomain: LONG,
+      prefix: HASHED,
+      cache: CACHES[0],
+    });
   });
   it('an unknown prefix, or an answer that is not a canonical domain, keeps the memory denial', async () => {
     const verifier = createAsyncVerifier({ source: source(owner, []) });
@@ -83,7 +90,13 @@ describe('createAsyncVerifier: what the source decides', () => {
   it('a publisher origin: asks hasPublisher with the host, https on the default port only', async () => {
     const src = source(owner, ['shop.example.com']);
     const verifier = createAsyncVerifier({ source: src });
-    expect(await verifier.verify('https://shop.example.com')).toEqual({ allowed: true, origin: 'https://shop.example.com', via: 'publisher', reason: 'publisher-origin', publisherDomain: 'shop.example.com' });
+    expect(await verifier.verify('https://shop.example.com')).toEqual({
+      allowed: true,
+      origin: 'https://shop.example.com',
+      via: 'publisher',
+      reason: 'publisher-origin',
+      publisherDomain: 'shop.example.com',
+    });
     expect(src.hosts).toEqual(['shop.example.com']);
     expect(await verifier.verify('https://other.example.com')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
     src.hosts.length = 0;
@@ -130,7 +143,10 @@ describe('createAsyncVerifier: __amp_source_origin', () => {
     const src = source(owner, ['shop.example.com']);
     const verifier = createAsyncVerifier({ source: src });
     const origin = 'https://shop-example-com.cdn.ampproject.org';
-    expect(await verifier.verify(origin, { sourceOrigin: 'https://shop.example.com' })).toMatchObject({ allowed: true, sourceOrigin: 'https://shop.example.com' });
+    expect(await verifier.verify(origin, { sourceOrigin: 'https://shop.example.com' })).toMatchObject({
+      allowed: true,
+      sourceOrigin: 'https://shop.example.com',
+    });
     const mismatch = { allowed: false, origin, reason: 'source-origin-mismatch', detail: '__amp_source_origin is not a publisher origin' };
     expect(await verifier.verify(origin, { sourceOrigin: 'https://evil.com' })).toEqual(mismatch);
     src.hosts.length = 0;
@@ -143,13 +159,19 @@ describe('createAsyncVerifier: __amp_source_origin', () => {
     const src = source(owner, ['shop.example.com']);
     const verifier = createAsyncVerifier({ origins: ['https://www.example.com'], source: src });
     const origin = 'https://shop-example-com.cdn.ampproject.org';
-    expect(await verifier.verify(origin, { sourceOrigin: 'https://www.example.com' })).toMatchObject({ allowed: true, sourceOrigin: 'https://www.example.com' });
+    expect(await verifier.verify(origin, { sourceOrigin: 'https://www.example.com' })).toMatchObject({
+      allowed: true,
+      sourceOrigin: 'https://www.example.com',
+    });
     expect(await verifier.verify(origin, { sourceOrigin: 'https://shop.example.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
     expect(src.hosts).toEqual([]);
   });
   it('a memory denial for the source origin stands (memory already judged it)', () => {
     const verifier = createAsyncVerifier({ publishers: ['example.com'], source: source(owner, []) });
-    expect(verifier.verify(cacheOrigin('example.com'), { sourceOrigin: 'https://evil.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
+    expect(verifier.verify(cacheOrigin('example.com'), { sourceOrigin: 'https://evil.com' })).toMatchObject({
+      allowed: false,
+      reason: 'source-origin-mismatch',
+    });
   });
 });
 

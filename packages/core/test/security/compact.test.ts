@@ -30,7 +30,16 @@ function resealed(bytes: Uint8Array, edit: (copy: Uint8Array) => void): Uint8Arr
 }
 
 /** Builds a file by hand, per the documented format. */
-function handmade(fields: { encoding?: number; hashBytes?: number; count: number; domains?: number; rice?: number; caches?: Array<[string, string]>; data: Uint8Array; reserved?: number }): Uint8Array {
+function handmade(fields: {
+  encoding?: number;
+  hashBytes?: number;
+  count: number;
+  domains?: number;
+  rice?: number;
+  caches?: Array<[string, string]>;
+  data: Uint8Array;
+  reserved?: number;
+}): Uint8Array {
   const caches = fields.caches ?? [['google', 'cdn.ampproject.org']];
   const cacheBytes = caches.flatMap(([id, domain]) => [id.length, ...new TextEncoder().encode(id), domain.length, ...new TextEncoder().encode(domain)]);
   const head = new Uint8Array(24);
@@ -148,7 +157,11 @@ describe('createAllowSetBuilder', () => {
   });
   it('refuses wildcard rules, quoting at most 80 characters', () => {
     const builder = createAllowSetBuilder();
-    expectError(() => builder.add('*.example.com'), 'invalid-domain', '"*.example.com": a compact allow-set holds exact domains; wildcard rules need createVerifier');
+    expectError(
+      () => builder.add('*.example.com'),
+      'invalid-domain',
+      '"*.example.com": a compact allow-set holds exact domains; wildcard rules need createVerifier',
+    );
     const long = `*.${'a'.repeat(100)}.com`;
     expectError(() => builder.add(long), 'invalid-domain', new RegExp(`^${JSON.stringify(long.slice(0, 80)).replaceAll('*', '\\*').replaceAll('.', '\\.')}:`));
     expectError(() => builder.add('co.uk'), 'public-suffix-rule', /co\.uk/);
@@ -157,7 +170,12 @@ describe('createAllowSetBuilder', () => {
     expect(builder.domainCount).toBe(0);
   });
   it('refuses bad options, naming them', () => {
-    for (const hashBytes of [8, 12, 33, '16']) expectError(() => createAllowSetBuilder({ hashBytes: hashBytes as never }), 'invalid-option', 'hashBytes must be one of 16, 20, 24, 28, 32 (at least 128 bits)');
+    for (const hashBytes of [8, 12, 33, '16'])
+      expectError(
+        () => createAllowSetBuilder({ hashBytes: hashBytes as never }),
+        'invalid-option',
+        'hashBytes must be one of 16, 20, 24, 28, 32 (at least 128 bits)',
+      );
     expectError(() => createAllowSetBuilder({ encoding: 'gzip' as never }), 'invalid-option', 'encoding must be raw or rice');
     // The file has one byte for the number of caches; validateCaches accepts far fewer (MAX_CACHES).
     const many = Array.from({ length: MAX_CACHES + 1 }, (_, i) => ({ id: `c${i}`, name: `C${i}`, cacheDomain: `c${i}.example.net` }));
@@ -167,7 +185,8 @@ describe('createAllowSetBuilder', () => {
     expectError(() => createAllowSetBuilder({ caches: [] }), 'invalid-cache', /must not be empty/);
   });
   it('accepts every allowed hash length', () => {
-    for (const hashBytes of [16, 20, 24, 28, 32]) expect(loadAllowSet(compileAllowSet(['example.com', 'a.example.com'], { hashBytes })).hashBytes).toBe(hashBytes);
+    for (const hashBytes of [16, 20, 24, 28, 32])
+      expect(loadAllowSet(compileAllowSet(['example.com', 'a.example.com'], { hashBytes })).hashBytes).toBe(hashBytes);
   });
 });
 
@@ -182,22 +201,38 @@ describe('loadAllowSet: refusals name the problem', () => {
   });
   it('magic, version, checksum', () => {
     expectError(() => loadAllowSet(resealed(raw, (b) => (b[7] = 0x0d))), 'invalid-allow-set', /bad magic bytes/);
-    expectError(() => loadAllowSet(resealed(raw, (b) => (b[8] = 1))), 'invalid-allow-set', 'Invalid allow-set: format version 257 is not supported (this ampcors reads version 1)');
+    expectError(
+      () => loadAllowSet(resealed(raw, (b) => (b[8] = 1))),
+      'invalid-allow-set',
+      'Invalid allow-set: format version 257 is not supported (this ampcors reads version 1)',
+    );
     const flipped = raw.slice();
     flipped[flipped.length - 1] = (flipped[flipped.length - 1] as number) ^ 0x80;
     expectError(() => loadAllowSet(flipped), 'invalid-allow-set', 'Invalid allow-set: checksum mismatch (the file is corrupt or truncated)');
   });
   it('header fields', () => {
     expectError(() => loadAllowSet(resealed(raw, (b) => (b[10] = 2))), 'invalid-allow-set', 'Invalid allow-set: unknown encoding 2');
-    expectError(() => loadAllowSet(resealed(raw, (b) => (b[11] = 17))), 'invalid-allow-set', 'Invalid allow-set: hash length 17 is not one of 16, 20, 24, 28, 32');
+    expectError(
+      () => loadAllowSet(resealed(raw, (b) => (b[11] = 17))),
+      'invalid-allow-set',
+      'Invalid allow-set: hash length 17 is not one of 16, 20, 24, 28, 32',
+    );
     expectError(() => loadAllowSet(resealed(raw, (b) => (b[21] = 0))), 'invalid-allow-set', 'Invalid allow-set: no caches');
     expectError(() => loadAllowSet(resealed(raw, (b) => (b[22] = 1))), 'invalid-allow-set', 'Invalid allow-set: reserved bytes are not zero');
   });
   it('lengths', () => {
     expectError(() => loadAllowSet(resealed(raw, (b) => (b[21] = 200))), 'invalid-allow-set', /^Invalid allow-set: truncated in cache (id|domain)( length)?$/);
     expectError(() => loadAllowSet(resealed(raw, (b) => (b[24] = 250))), 'invalid-allow-set', 'Invalid allow-set: truncated in cache id');
-    expectError(() => loadAllowSet(handmade({ count: 1, data: new Uint8Array(15) })), 'invalid-allow-set', 'Invalid allow-set: 15 bytes of data for 1 hashes of 16 bytes');
-    expectError(() => loadAllowSet(handmade({ count: 0, data: new Uint8Array(16) })), 'invalid-allow-set', 'Invalid allow-set: 16 bytes of data for 0 hashes of 16 bytes');
+    expectError(
+      () => loadAllowSet(handmade({ count: 1, data: new Uint8Array(15) })),
+      'invalid-allow-set',
+      'Invalid allow-set: 15 bytes of data for 1 hashes of 16 bytes',
+    );
+    expectError(
+      () => loadAllowSet(handmade({ count: 0, data: new Uint8Array(16) })),
+      'invalid-allow-set',
+      'Invalid allow-set: 16 bytes of data for 0 hashes of 16 bytes',
+    );
     const long = handmade({ count: 1, data: new Uint8Array(16) });
     const body = long.slice(0, long.length - 32);
     const lengthAt = body.length - 16 - 4;
@@ -224,9 +259,36 @@ describe('loadAllowSet: refusals name the problem', () => {
     expectError(() => loadAllowSet(withSpare), 'invalid-allow-set', 'Invalid allow-set: 17 bytes of data for 1 hashes of 16 bytes');
   });
   it('the cache list', () => {
-    expectError(() => loadAllowSet(handmade({ count: 0, data: new Uint8Array(0), caches: [['g', 'com']] })), 'invalid-allow-set', /^Invalid allow-set: bad cache list \(caches\[0\]: cacheDomain "com" is a public suffix\)$/);
-    expectError(() => loadAllowSet(handmade({ count: 0, data: new Uint8Array(0), caches: [['g', 'a.example.net'], ['g', 'b.example.net']] })), 'invalid-allow-set', /bad cache list.*duplicate id/);
-    const ok = loadAllowSet(handmade({ count: 0, data: new Uint8Array(0), caches: [['bing', 'www.bing-amp.com'], ['google', 'other.ampproject.org']] }));
+    expectError(
+      () => loadAllowSet(handmade({ count: 0, data: new Uint8Array(0), caches: [['g', 'com']] })),
+      'invalid-allow-set',
+      /^Invalid allow-set: bad cache list \(caches\[0\]: cacheDomain "com" is a public suffix\)$/,
+    );
+    expectError(
+      () =>
+        loadAllowSet(
+          handmade({
+            count: 0,
+            data: new Uint8Array(0),
+            caches: [
+              ['g', 'a.example.net'],
+              ['g', 'b.example.net'],
+            ],
+          }),
+        ),
+      'invalid-allow-set',
+      /bad cache list.*duplicate id/,
+    );
+    const ok = loadAllowSet(
+      handmade({
+        count: 0,
+        data: new Uint8Array(0),
+        caches: [
+          ['bing', 'www.bing-amp.com'],
+          ['google', 'other.ampproject.org'],
+        ],
+      }),
+    );
     expect(ok.caches).toEqual([CACHES[1], { id: 'google', name: 'google', cacheDomain: 'other.ampproject.org' }]);
     // A bundled domain under another id is not the bundled cache.
     const renamed = loadAllowSet(handmade({ count: 0, data: new Uint8Array(0), caches: [['mine', 'cdn.ampproject.org']] }));
@@ -236,20 +298,48 @@ describe('loadAllowSet: refusals name the problem', () => {
     expectError(() => loadAllowSet(resealed(raw, (b) => (b[20] = 3))), 'invalid-allow-set', 'Invalid allow-set: a Rice parameter on uncoded data');
   });
   it('Rice data: first hash present, parameter iff several hashes, well coded', () => {
-    expectError(() => loadAllowSet(handmade({ encoding: 1, count: 1, data: new Uint8Array(15) })), 'invalid-allow-set', 'Invalid allow-set: Rice data shorter than its first hash');
-    expectError(() => loadAllowSet(handmade({ encoding: 1, count: 1, rice: 5, data: new Uint8Array(16) })), 'invalid-allow-set', 'Invalid allow-set: Rice parameter 5 for 1 hashes');
-    expectError(() => loadAllowSet(handmade({ encoding: 1, count: 2, rice: 0, data: new Uint8Array(17) })), 'invalid-allow-set', 'Invalid allow-set: Rice parameter 0 for 2 hashes');
+    expectError(
+      () => loadAllowSet(handmade({ encoding: 1, count: 1, data: new Uint8Array(15) })),
+      'invalid-allow-set',
+      'Invalid allow-set: Rice data shorter than its first hash',
+    );
+    expectError(
+      () => loadAllowSet(handmade({ encoding: 1, count: 1, rice: 5, data: new Uint8Array(16) })),
+      'invalid-allow-set',
+      'Invalid allow-set: Rice parameter 5 for 1 hashes',
+    );
+    expectError(
+      () => loadAllowSet(handmade({ encoding: 1, count: 2, rice: 0, data: new Uint8Array(17) })),
+      'invalid-allow-set',
+      'Invalid allow-set: Rice parameter 0 for 2 hashes',
+    );
     expect(loadAllowSet(handmade({ encoding: 1, count: 1, data: digest('example-com') })).has('example-com')).toBe(true);
-    expectError(() => loadAllowSet(handmade({ encoding: 1, count: 3, rice: 100, data: new Uint8Array(17) })), 'invalid-allow-set', /^Invalid allow-set: Rice-coded data: 2 deltas cannot fit in 1 bytes$/);
-    expectError(() => loadAllowSet(handmade({ encoding: 1, count: 2, rice: 200, data: new Uint8Array(60) })), 'invalid-allow-set', /^Invalid allow-set: Rice parameter 200 out of range/);
+    expectError(
+      () => loadAllowSet(handmade({ encoding: 1, count: 3, rice: 100, data: new Uint8Array(17) })),
+      'invalid-allow-set',
+      /^Invalid allow-set: Rice-coded data: 2 deltas cannot fit in 1 bytes$/,
+    );
+    expectError(
+      () => loadAllowSet(handmade({ encoding: 1, count: 2, rice: 200, data: new Uint8Array(60) })),
+      'invalid-allow-set',
+      /^Invalid allow-set: Rice parameter 200 out of range/,
+    );
     expectError(() => loadAllowSet(resealed(rice, (b) => (b[20] = 1))), 'invalid-allow-set', /^Invalid allow-set: Rice-coded data: /);
   });
   it('hashes strictly increasing: a duplicate is refused too', () => {
     const h = digest('example-com');
-    expectError(() => loadAllowSet(handmade({ count: 2, data: Uint8Array.of(...h, ...h) })), 'invalid-allow-set', 'Invalid allow-set: hash 1 is not greater than hash 0');
+    expectError(
+      () => loadAllowSet(handmade({ count: 2, data: Uint8Array.of(...h, ...h) })),
+      'invalid-allow-set',
+      'Invalid allow-set: hash 1 is not greater than hash 0',
+    );
     const lower = digest('www-example-com');
     const [a, b] = [h, lower].sort((x, y) => Buffer.compare(x, y)) as [Uint8Array, Uint8Array];
-    expectError(() => loadAllowSet(handmade({ count: 2, data: Uint8Array.of(...b, ...a) })), 'invalid-allow-set', 'Invalid allow-set: hash 1 is not greater than hash 0');
+    expectError(
+      () => loadAllowSet(handmade({ count: 2, data: Uint8Array.of(...b, ...a) })),
+      'invalid-allow-set',
+      'Invalid allow-set: hash 1 is not greater than hash 0',
+    );
     expect(loadAllowSet(handmade({ count: 2, data: Uint8Array.of(...a, ...b) })).size).toBe(2);
   });
   it('loads from a view into a larger buffer', () => {
@@ -322,20 +412,43 @@ describe('verifyOrigin: every verdict says why', () => {
     const verdict = set.verifyOrigin(origin as string);
     return verdict.detail;
   };
-  it('a syntax refusal passes on parseOrigin\'s reason', () => {
+  it("a syntax refusal passes on parseOrigin's reason", () => {
     expect(set.verifyOrigin(undefined)).toMatchObject({ allowed: false, origin: null, reason: 'missing' });
     expect(set.verifyOrigin(42 as never)).toMatchObject({ allowed: false, origin: null, reason: 'malformed' });
-    expect(set.verifyOrigin('https://Example-com.cdn.ampproject.org')).toMatchObject({ allowed: false, origin: 'https://Example-com.cdn.ampproject.org', reason: 'not-canonical' });
+    expect(set.verifyOrigin('https://Example-com.cdn.ampproject.org')).toMatchObject({
+      allowed: false,
+      origin: 'https://Example-com.cdn.ampproject.org',
+      reason: 'not-canonical',
+    });
   });
   it('not a cache origin: lists the caches of the set', () => {
     expect(set.verifyOrigin('https://example.com')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
-    expect(detail('https://example.com')).toBe('not an origin on a cache of this allow-set (cdn.ampproject.org, www.bing-amp.com); it holds only cache origins');
+    expect(detail('https://example.com')).toBe(
+      'not an origin on a cache of this allow-set (cdn.ampproject.org, www.bing-amp.com); it holds only cache origins',
+    );
   });
   it('scheme, port, bare cache, two labels', () => {
-    expect(set.verifyOrigin('http://example-com.cdn.ampproject.org')).toMatchObject({ reason: 'insecure-scheme', cache: CACHES[0], detail: 'cache origins are always https' });
-    expect(set.verifyOrigin('https://example-com.cdn.ampproject.org:444')).toMatchObject({ reason: 'non-default-port', cache: CACHES[0], detail: 'cache origins use the default port' });
-    expect(set.verifyOrigin('https://www.bing-amp.com')).toMatchObject({ reason: 'legacy-cache-origin', cache: CACHES[1], detail: 'the bare Bing AMP Cache origin does not identify a publisher' });
-    expect(set.verifyOrigin('https://a.example-com.cdn.ampproject.org')).toMatchObject({ reason: 'not-a-label', cache: CACHES[0], prefix: 'a.example-com', detail: 'a domain prefix is a single DNS label' });
+    expect(set.verifyOrigin('http://example-com.cdn.ampproject.org')).toMatchObject({
+      reason: 'insecure-scheme',
+      cache: CACHES[0],
+      detail: 'cache origins are always https',
+    });
+    expect(set.verifyOrigin('https://example-com.cdn.ampproject.org:444')).toMatchObject({
+      reason: 'non-default-port',
+      cache: CACHES[0],
+      detail: 'cache origins use the default port',
+    });
+    expect(set.verifyOrigin('https://www.bing-amp.com')).toMatchObject({
+      reason: 'legacy-cache-origin',
+      cache: CACHES[1],
+      detail: 'the bare Bing AMP Cache origin does not identify a publisher',
+    });
+    expect(set.verifyOrigin('https://a.example-com.cdn.ampproject.org')).toMatchObject({
+      reason: 'not-a-label',
+      cache: CACHES[0],
+      prefix: 'a.example-com',
+      detail: 'a domain prefix is a single DNS label',
+    });
   });
   it('a readable prefix in the set: allowed, with the domain it spells and its form', () => {
     expect(set.verifyOrigin('https://0-en--us-example-com-0.www.bing-amp.com')).toEqual({
@@ -383,10 +496,24 @@ describe('verifyOrigin: every verdict says why', () => {
       prefix: 'other-net',
       publisherDomain: 'other.net',
     });
-    expect(set.verifyOrigin('https://0-example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'not-reproducible', cache: CACHES[0], prefix: '0-example-com-0' });
-    expect(set.verifyOrigin('https://xn--a-9999999999.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'invalid-punycode', prefix: 'xn--a-9999999999' });
+    expect(set.verifyOrigin('https://0-example-com-0.cdn.ampproject.org')).toMatchObject({
+      allowed: false,
+      reason: 'not-reproducible',
+      cache: CACHES[0],
+      prefix: '0-example-com-0',
+    });
+    expect(set.verifyOrigin('https://xn--a-9999999999.cdn.ampproject.org')).toMatchObject({
+      allowed: false,
+      reason: 'invalid-punycode',
+      prefix: 'xn--a-9999999999',
+    });
     // Not valid punycode, yet toolbox's prefix of the plain xn-a.b (a possible domain: its TLD is letters).
-    expect(set.verifyOrigin('https://xn--a-b.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher', prefix: 'xn--a-b', publisherDomain: 'xn-a.b' });
+    expect(set.verifyOrigin('https://xn--a-b.cdn.ampproject.org')).toMatchObject({
+      allowed: false,
+      reason: 'unknown-publisher',
+      prefix: 'xn--a-b',
+      publisherDomain: 'xn-a.b',
+    });
   });
   it('a prefix with a dot but no hyphen is not a label (not a hash)', () => {
     expect(set.verifyOrigin('https://a.b.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'not-a-label', prefix: 'a.b', cache: CACHES[0] });
@@ -401,9 +528,13 @@ describe('verifyOrigin: every verdict says why', () => {
       prefixForm: 'spec',
       detail: 'prefix of en-us.example.com, in the compiled allow-set',
     });
-    expect(customSet.verifyOrigin('https://other-example-com.amp.cache.example.net')).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'other.example.com' });
+    expect(customSet.verifyOrigin('https://other-example-com.amp.cache.example.net')).toMatchObject({
+      allowed: false,
+      reason: 'unknown-publisher',
+      publisherDomain: 'other.example.com',
+    });
   });
-  it('toolbox\'s wrapped prefix of up to 67 octets is held; longer is not a prefix', () => {
+  it("toolbox's wrapped prefix of up to 67 octets is held; longer is not a prefix", () => {
     const domain = `ab-${'x'.repeat(55)}.com`; // label of 63 octets, wrapped by toolbox after its 63-octet check
     const toolbox = prefixForms(domain).find((f) => f.form === 'toolbox')?.prefix as string;
     expect(toolbox).toHaveLength(67);

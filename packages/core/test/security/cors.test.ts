@@ -32,7 +32,8 @@ const CACHE = 'https://example-com.cdn.ampproject.org';
 const verifier = createVerifier({ publishers: ['example.com'] });
 const defaults = normalizeCorsOptions();
 const options = (o: Parameters<typeof normalizeCorsOptions>[0]) => normalizeCorsOptions(o);
-const allowed = (origin: string | null, extra: Partial<Verdict> = {}): Verdict => ({ allowed: true, origin, via: 'cache', reason: 'cache-origin', ...extra }) as Verdict;
+const allowed = (origin: string | null, extra: Partial<Verdict> = {}): Verdict =>
+  ({ allowed: true, origin, via: 'cache', reason: 'cache-origin', ...extra }) as Verdict;
 const denied = (origin: string | null, reason = 'unknown-origin'): Verdict => ({ allowed: false, origin, reason, detail: 'x' }) as Verdict;
 
 function plan(request: CorsRequest, opts: NormalizedCorsOptions = defaults): CorsPlan {
@@ -64,7 +65,9 @@ describe('normalizeCorsOptions', () => {
     expect(options({ exposedHeaders: 'X-Total, amp-redirect-to, x-total' }).exposedHeaders).toEqual([AMP_REDIRECT_TO, 'X-Total']);
   });
   it('every other value is kept as given', () => {
-    expect(options({ credentials: false, maxAge: 0, preflightStatus: 200, preflightContinue: true, privateNetworkAccess: true, onDenied: 'omit' })).toMatchObject({
+    expect(
+      options({ credentials: false, maxAge: 0, preflightStatus: 200, preflightContinue: true, privateNetworkAccess: true, onDenied: 'omit' }),
+    ).toMatchObject({
       credentials: false,
       maxAge: 0,
       preflightStatus: 200,
@@ -81,7 +84,12 @@ describe('normalizeCorsOptions', () => {
     ['a method that is not a string', { methods: ['GET', 5] }, 'invalid-option', 'methods: 5 is not a string'],
     ['a method that is not a token', { methods: 'GE T' }, 'invalid-option', 'methods: "GE T" is not an HTTP token'],
     ['a header with a colon', { allowedHeaders: ['X:Y'] }, 'invalid-option', 'allowedHeaders: "X:Y" is not an HTTP token'],
-    ['AMP-Same-Origin allowed', { allowedHeaders: 'Content-Type, amp-same-origin' }, 'unsafe-configuration', 'allowedHeaders must not list AMP-Same-Origin: a cross-origin page could then claim to be same-origin'],
+    [
+      'AMP-Same-Origin allowed',
+      { allowedHeaders: 'Content-Type, amp-same-origin' },
+      'unsafe-configuration',
+      'allowedHeaders must not list AMP-Same-Origin: a cross-origin page could then claim to be same-origin',
+    ],
     ['an exposed header that is not a token', { exposedHeaders: ['a b'] }, 'invalid-option', 'exposedHeaders: "a b" is not an HTTP token'],
     ['a negative maxAge', { maxAge: -1 }, 'invalid-option', 'maxAge must be a non-negative whole number of seconds'],
     ['a fractional maxAge', { maxAge: 1.5 }, 'invalid-option', 'maxAge must be a non-negative whole number of seconds'],
@@ -107,7 +115,11 @@ describe('normalizeCorsOptions', () => {
     const token = `${'x'.repeat(100)} y`;
     expectError(() => options({ methods: [token] }), 'invalid-option', `methods: ${JSON.stringify(token.slice(0, 80))} is not an HTTP token`);
     const sender = `${'s'.repeat(100)} @example.com`;
-    expectError(() => options({ email: { senders: [sender] } }), 'invalid-option', `email.senders: ${JSON.stringify(sender.slice(0, 80))} is not an email address`);
+    expectError(
+      () => options({ email: { senders: [sender] } }),
+      'invalid-option',
+      `email.senders: ${JSON.stringify(sender.slice(0, 80))} is not an email address`,
+    );
   });
   it('email senders: at most 320 characters, stored lowercase', () => {
     const longest = `${'a'.repeat(320 - '@example.com'.length)}@example.com`;
@@ -196,7 +208,10 @@ describe('request helpers', () => {
   });
   it('verifyContextOf passes AMP-Same-Origin and __amp_source_origin, null when absent', () => {
     expect(verifyContextOf({ method: 'GET' }, defaults)).toEqual({ ampSameOrigin: null, sourceOrigin: null });
-    expect(verifyContextOf({ method: 'GET', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }, defaults)).toEqual({ ampSameOrigin: 'true', sourceOrigin: 'https://example.com' });
+    expect(verifyContextOf({ method: 'GET', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }, defaults)).toEqual({
+      ampSameOrigin: 'true',
+      sourceOrigin: 'https://example.com',
+    });
   });
   it('verifyContextOf with AMP for Email: a v1 sender address is not a source origin; a v2 header leaves it', () => {
     const email = options({ email: { senders: ['a@b.com'] } });
@@ -221,11 +236,22 @@ describe('planCors: denied', () => {
       headers: [['Content-Type', 'text/plain; charset=utf-8']],
       vary: ['Origin'],
     });
-    expect(plan({ method: 'OPTIONS', origin: 'https://evil.com', requestMethod: 'POST' })).toMatchObject({ kind: 'reject', status: 403, vary: ['Origin', 'Access-Control-Request-Headers'] });
+    expect(plan({ method: 'OPTIONS', origin: 'https://evil.com', requestMethod: 'POST' })).toMatchObject({
+      kind: 'reject',
+      status: 403,
+      vary: ['Origin', 'Access-Control-Request-Headers'],
+    });
   });
   it('omit: no CORS headers; a preflight is answered empty unless it continues', () => {
     const omit = options({ onDenied: 'omit' });
-    expect(plan({ method: 'POST', origin: 'https://evil.com' }, omit)).toEqual({ kind: 'actual', handled: false, status: 0, body: '', headers: [], vary: ['Origin'] });
+    expect(plan({ method: 'POST', origin: 'https://evil.com' }, omit)).toEqual({
+      kind: 'actual',
+      handled: false,
+      status: 0,
+      body: '',
+      headers: [],
+      vary: ['Origin'],
+    });
     expect(plan({ method: 'OPTIONS', origin: 'https://evil.com', requestMethod: 'POST' }, omit)).toEqual({
       kind: 'preflight',
       handled: true,
@@ -275,7 +301,9 @@ describe('planCors: allowed', () => {
   });
   it('same-origin: no Access-Control-Allow-Origin, credentials or exposed headers', () => {
     expect(plan({ method: 'POST', ampSameOrigin: 'true' }).headers).toEqual([]);
-    expect(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }).headers).toEqual([[AMP_SOURCE_ORIGIN_HEADER, 'https://example.com']]);
+    expect(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }).headers).toEqual([
+      [AMP_SOURCE_ORIGIN_HEADER, 'https://example.com'],
+    ]);
   });
   it('a preflight: methods, reflected headers, and nothing optional by default', () => {
     expect(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'Content-Type, AMP-Same-Origin' })).toEqual({
@@ -295,9 +323,13 @@ describe('planCors: allowed', () => {
   it('a preflight: no Allow-Headers when nothing (clean) was asked or configured', () => {
     const names = (p: CorsPlan) => p.headers.map(([name]) => name);
     expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST' }))).not.toContain('Access-Control-Allow-Headers');
-    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'AMP-Same-Origin' }))).not.toContain('Access-Control-Allow-Headers');
+    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'AMP-Same-Origin' }))).not.toContain(
+      'Access-Control-Allow-Headers',
+    );
     expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'a\r\nb' }))).not.toContain('Access-Control-Allow-Headers');
-    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'X-A' }, options({ allowedHeaders: [] })))).not.toContain('Access-Control-Allow-Headers');
+    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'X-A' }, options({ allowedHeaders: [] })))).not.toContain(
+      'Access-Control-Allow-Headers',
+    );
   });
   it('a preflight with every option: configured headers, max-age 0, private network, status, continue', () => {
     const all = options({ allowedHeaders: 'X-A', maxAge: 0, privateNetworkAccess: true, preflightStatus: 200, methods: 'GET' });
@@ -317,19 +349,34 @@ describe('planCors: allowed', () => {
   });
   it('a verdict about another origin, or with unsafe values, is not trusted', () => {
     const request: CorsRequest = { method: 'GET', origin: CACHE };
-    expect(planCors(request, allowed('https://other.example'), defaults)).toMatchObject({ kind: 'reject', body: 'Forbidden: CORS origin denied (malformed)\n' });
+    expect(planCors(request, allowed('https://other.example'), defaults)).toMatchObject({
+      kind: 'reject',
+      body: 'Forbidden: CORS origin denied (malformed)\n',
+    });
     expect(planCors(request, allowed(CACHE, { sourceOrigin: 'https://a\r\nb' }), defaults)).toMatchObject({ kind: 'reject', status: 403 });
     expect(planCors({ method: 'GET', origin: 'https://a\nb' }, allowed('https://a\nb'), defaults)).toMatchObject({ kind: 'reject' });
-    expect(planCors(request, allowed('https://other.example'), options({ onDenied: 'omit' }))).toEqual({ kind: 'actual', handled: false, status: 0, body: '', headers: [], vary: ['Origin'] });
-    // Denied like any other denial: with 'omit', a preflight is answered empty.
-    expect(planCors({ method: 'OPTIONS', origin: CACHE, requestMethod: 'GET' }, allowed('https://other.example'), options({ onDenied: 'omit' }))).toMatchObject({
-      kind: 'preflight',
-      handled: true,
-      status: 204,
+    expect(planCors(request, allowed('https://other.example'), options({ onDenied: 'omit' }))).toEqual({
+      kind: 'actual',
+      handled: false,
+      status: 0,
+      body: '',
       headers: [],
+      vary: ['Origin'],
     });
+    // Denied like any other denial: with 'omit', a preflight is answered empty.
+    expect(planCors({ method: 'OPTIONS', origin: CACHE, requestMethod: 'GET' }, allowed('https://other.example'), options({ onDenied: 'omit' }))).toMatchObject(
+      {
+        kind: 'preflight',
+        handled: true,
+        status: 204,
+        headers: [],
+      },
+    );
     // A non-string value in a custom verdict is not header-safe either.
-    expect(planCors(request, allowed(CACHE, { sourceOrigin: 42 as never }), defaults)).toMatchObject({ kind: 'reject', body: 'Forbidden: CORS origin denied (malformed)\n' });
+    expect(planCors(request, allowed(CACHE, { sourceOrigin: 42 as never }), defaults)).toMatchObject({
+      kind: 'reject',
+      body: 'Forbidden: CORS origin denied (malformed)\n',
+    });
     // A same-origin verdict (origin null) about a request with an Origin is fine: nothing is echoed.
     expect(planCors(request, allowed(null), defaults).headers).toEqual([]);
   });
@@ -339,7 +386,11 @@ describe('planCors: AMP for Email', () => {
   const email = options({ email: { senders: ['sender@example.com'] } });
   it('adds AMP-Email-Sender to Vary once AMP for Email is on', () => {
     expect(plan({ method: 'GET', origin: CACHE }, email).vary).toEqual(['Origin', 'AMP-Email-Sender']);
-    expect(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'GET' }, email).vary).toEqual(['Origin', 'Access-Control-Request-Headers', 'AMP-Email-Sender']);
+    expect(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'GET' }, email).vary).toEqual([
+      'Origin',
+      'Access-Control-Request-Headers',
+      'AMP-Email-Sender',
+    ]);
   });
   it('v2: a trusted sender (any case) is echoed; an untrusted one is rejected or omitted', () => {
     expect(plan({ method: 'POST', origin: 'https://mail.example', emailSender: 'Sender@Example.com' }, email)).toEqual({
@@ -362,7 +413,9 @@ describe('planCors: AMP for Email', () => {
       headers: [],
       email: { trusted: false },
     });
-    expect(plan({ method: 'POST', emailSender: `${'a'.repeat(320)}@example.com` }, options({ email: { senders: ['sender@example.com'] } }))).toMatchObject({ email: { trusted: false } });
+    expect(plan({ method: 'POST', emailSender: `${'a'.repeat(320)}@example.com` }, options({ email: { senders: ['sender@example.com'] } }))).toMatchObject({
+      email: { trusted: false },
+    });
     expect(plan({ method: 'POST', emailSender: 'not an address' }, email)).toMatchObject({ kind: 'reject', email: { trusted: false } });
   });
   it('v1: the address in __amp_source_origin; the Origin echoed only when it is a configured email client', () => {
@@ -383,15 +436,26 @@ describe('planCors: AMP for Email', () => {
       email: { version: 1, sender: 'sender@example.com', trusted: true },
     });
     const noCredentials = options({ email: { senders: ['sender@example.com'], clientOrigins: ['https://mail.example'] }, credentials: false });
-    expect(plan({ method: 'POST', origin: 'https://mail.example', sourceOrigin: 'sender@example.com' }, noCredentials).headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Credentials');
+    expect(plan({ method: 'POST', origin: 'https://mail.example', sourceOrigin: 'sender@example.com' }, noCredentials).headers.map(([n]) => n)).not.toContain(
+      'Access-Control-Allow-Credentials',
+    );
     expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, email)).toMatchObject({
       kind: 'reject',
       body: 'Forbidden: CORS origin denied (not-canonical)\n',
       email: { version: 1 },
     });
-    expect(plan({ method: 'POST', sourceOrigin: 'sender@example.com' }, email)).toMatchObject({ kind: 'actual', handled: false, headers: [], email: { version: 1, trusted: true } });
+    expect(plan({ method: 'POST', sourceOrigin: 'sender@example.com' }, email)).toMatchObject({
+      kind: 'actual',
+      handled: false,
+      headers: [],
+      email: { version: 1, trusted: true },
+    });
     const omit = options({ email: { senders: ['sender@example.com'], clientOrigins: ['https://mail.example'] }, onDenied: 'omit' });
-    expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, omit)).toMatchObject({ kind: 'actual', handled: false, headers: [] });
+    expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, omit)).toMatchObject({
+      kind: 'actual',
+      handled: false,
+      headers: [],
+    });
   });
   it('a configured sender of the longest length is trusted', () => {
     const longest = `${'a'.repeat(320 - '@example.com'.length)}@example.com`;
@@ -407,9 +471,21 @@ describe('planCors: AMP for Email', () => {
   });
   it('a source origin with a slash is an origin, not a v1 sender; v2 wins over v1; a preflight is plain CORS', () => {
     expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }, email).email).toBeUndefined();
-    expect(plan({ method: 'POST', emailSender: 'sender@example.com', sourceOrigin: 'evil@example.com' }, email).email).toEqual({ version: 2, sender: 'sender@example.com', trusted: true });
-    expect(plan({ method: 'POST', emailSender: '', sourceOrigin: 'sender@example.com' }, email).email).toEqual({ version: 1, sender: 'sender@example.com', trusted: true });
-    expect(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', emailSender: 'evil@example.com' }, email)).toMatchObject({ kind: 'preflight', handled: true, status: 204 });
+    expect(plan({ method: 'POST', emailSender: 'sender@example.com', sourceOrigin: 'evil@example.com' }, email).email).toEqual({
+      version: 2,
+      sender: 'sender@example.com',
+      trusted: true,
+    });
+    expect(plan({ method: 'POST', emailSender: '', sourceOrigin: 'sender@example.com' }, email).email).toEqual({
+      version: 1,
+      sender: 'sender@example.com',
+      trusted: true,
+    });
+    expect(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', emailSender: 'evil@example.com' }, email)).toMatchObject({
+      kind: 'preflight',
+      handled: true,
+      status: 204,
+    });
     expect(plan({ method: 'POST', emailSender: 'sender@example.com' }).email).toBeUndefined();
   });
 });
@@ -430,7 +506,9 @@ describe('appendVary', () => {
     expect(appendVary(null, [' '])).toBe('');
     expect(appendVary(undefined, [' Origin ', ' AMP-Email-Sender '])).toBe('Origin, AMP-Email-Sender');
     expect(appendVary(undefined, ['Origin', 'ORIGIN'])).toBe('Origin');
-    expect(appendVary(undefined, ['Origin', 'Access-Control-Request-Headers', 'AMP-Email-Sender'])).toBe('Origin, Access-Control-Request-Headers, AMP-Email-Sender');
+    expect(appendVary(undefined, ['Origin', 'Access-Control-Request-Headers', 'AMP-Email-Sender'])).toBe(
+      'Origin, Access-Control-Request-Headers, AMP-Email-Sender',
+    );
     expect(appendVary('Accept', ['Origin', 'Cookie'])).toBe('Accept, Origin, Cookie');
   });
   it('* already covers everything', () => {
@@ -448,7 +526,15 @@ describe('ampRedirectTo', () => {
   });
   it('refuses everything else', () => {
     const message = 'AMP-Redirect-To needs an absolute https URL without whitespace or control characters';
-    for (const url of [42, 'http://example.com/', '/thanks', 'https://example.com/a b', 'https://example.com/\u007f', `https://example.com/${'a'.repeat(8192)}`, ' https://example.com/']) {
+    for (const url of [
+      42,
+      'http://example.com/',
+      '/thanks',
+      'https://example.com/a b',
+      'https://example.com/\u007f',
+      `https://example.com/${'a'.repeat(8192)}`,
+      ' https://example.com/',
+    ]) {
       expectError(() => ampRedirectTo(url as string), 'invalid-url', message);
     }
     expectError(() => ampRedirectTo('xhttps://example.com/'), 'invalid-url', message);
@@ -461,10 +547,20 @@ describe('createCorsPolicy', () => {
   const refusals: Array<[string, unknown, boolean, string]> = [
     ['no configuration', undefined, false, 'ampcors needs a configuration object'],
     ['null', null, false, 'ampcors needs a configuration object'],
-    ['both publishers and verifier', { publishers: ['example.com'], verifier }, false, 'give either publishers (and origins, caches) or a prebuilt verifier, not both'],
+    [
+      'both publishers and verifier',
+      { publishers: ['example.com'], verifier },
+      false,
+      'give either publishers (and origins, caches) or a prebuilt verifier, not both',
+    ],
     ['a verifier without verify', { verifier: {} }, false, 'verifier must be an object with a verify(origin, context) method'],
     ['a verifier that is a function', { verifier: () => undefined }, false, 'verifier must be an object with a verify(origin, context) method'],
-    ['a function with a verify method', { verifier: Object.assign(() => undefined, { verify: () => undefined }) }, false, 'verifier must be an object with a verify(origin, context) method'],
+    [
+      'a function with a verify method',
+      { verifier: Object.assign(() => undefined, { verify: () => undefined }) },
+      false,
+      'verifier must be an object with a verify(origin, context) method',
+    ],
     ['a null verifier', { verifier: null }, false, 'verifier must be an object with a verify(origin, context) method'],
     ['neither', {}, false, 'ampcors needs publishers (the publisher domains) or a verifier'],
   ];
@@ -501,7 +597,9 @@ describe('createCorsPolicy', () => {
       },
     });
     const policy = createCorsPolicy({ verifier: source('main', denied(CACHE, 'hashed-unknown')) });
-    expect((policy.decide({ method: 'GET', origin: CACHE }, source('extra', denied(CACHE, 'unknown-origin'))) as { verdict: Verdict }).verdict).toMatchObject({ reason: 'hashed-unknown' });
+    expect((policy.decide({ method: 'GET', origin: CACHE }, source('extra', denied(CACHE, 'unknown-origin'))) as { verdict: Verdict }).verdict).toMatchObject({
+      reason: 'hashed-unknown',
+    });
     expect(calls).toEqual(['main', 'extra']);
     calls.length = 0;
     expect((policy.decide({ method: 'GET', origin: CACHE }, source('extra', allowed(CACHE))) as { verdict: Verdict }).verdict).toMatchObject({ allowed: true });
@@ -532,14 +630,22 @@ describe('createCorsPolicy', () => {
   });
   it('uses the options given to decide, else its own', () => {
     const policy = createCorsPolicy({ publishers: ['example.com'], credentials: false });
-    expect((policy.decide({ method: 'GET', origin: CACHE }) as { plan: CorsPlan }).plan.headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Credentials');
-    expect((policy.decide({ method: 'GET', origin: CACHE }, null, defaults) as { plan: CorsPlan }).plan.headers.map(([n]) => n)).toContain('Access-Control-Allow-Credentials');
+    expect((policy.decide({ method: 'GET', origin: CACHE }) as { plan: CorsPlan }).plan.headers.map(([n]) => n)).not.toContain(
+      'Access-Control-Allow-Credentials',
+    );
+    expect((policy.decide({ method: 'GET', origin: CACHE }, null, defaults) as { plan: CorsPlan }).plan.headers.map(([n]) => n)).toContain(
+      'Access-Control-Allow-Credentials',
+    );
   });
 });
 
 describe('compileOriginOption', () => {
   it('any origin with credentials is refused, naming the option', () => {
-    expectError(() => compileOriginOption(true, { credentials: true }), 'unsafe-configuration', /^origin true \(reflect any origin\) together with credentials lets every site read credentialed responses/);
+    expectError(
+      () => compileOriginOption(true, { credentials: true }),
+      'unsafe-configuration',
+      /^origin true \(reflect any origin\) together with credentials lets every site read credentialed responses/,
+    );
     expectError(() => compileOriginOption('*', { credentials: true }), 'unsafe-configuration', /^origin '\*' together with credentials/);
     expectError(() => compileOriginOption('*', { credentials: true, perRequest: true }), 'unsafe-configuration', /^origin '\*'/);
     expectError(() => compileOriginOption(['https://a.com', true], { credentials: true }), 'unsafe-configuration', /reflect any origin/);
@@ -560,11 +666,27 @@ describe('compileOriginOption', () => {
     expect(matcher('https://b.com')).toBe(false);
   });
   it('refuses a string that is not a canonical origin, and other values', () => {
-    expectError(() => compileOriginOption('https://a.com/', { credentials: false }), 'invalid-origin', 'origin "https://a.com/" is not a canonical origin (path)');
-    expectError(() => compileOriginOption(['https://A.com'], { credentials: false }), 'invalid-origin', 'origin "https://A.com" is not a canonical origin (not-canonical)');
-    expectError(() => compileOriginOption(5 as never, { credentials: false }), 'invalid-option', 'origin must be a string, a RegExp, a boolean or an array of strings and RegExps');
+    expectError(
+      () => compileOriginOption('https://a.com/', { credentials: false }),
+      'invalid-origin',
+      'origin "https://a.com/" is not a canonical origin (path)',
+    );
+    expectError(
+      () => compileOriginOption(['https://A.com'], { credentials: false }),
+      'invalid-origin',
+      'origin "https://A.com" is not a canonical origin (not-canonical)',
+    );
+    expectError(
+      () => compileOriginOption(5 as never, { credentials: false }),
+      'invalid-option',
+      'origin must be a string, a RegExp, a boolean or an array of strings and RegExps',
+    );
     const long = `https://${'a'.repeat(100)}.com/`;
-    expectError(() => compileOriginOption(long, { credentials: false }), 'invalid-origin', `origin ${JSON.stringify(long.slice(0, 80))} is not a canonical origin (path)`);
+    expectError(
+      () => compileOriginOption(long, { credentials: false }),
+      'invalid-origin',
+      `origin ${JSON.stringify(long.slice(0, 80))} is not a canonical origin (path)`,
+    );
     expectError(() => compileOriginOption([null] as never, { credentials: false }), 'invalid-option', /^origin must be/);
   });
   it('global and sticky RegExps are cloned without g and y; other flags are kept', () => {
@@ -584,20 +706,52 @@ describe('judgeWithOriginMatcher', () => {
     expect(judgeWithOriginMatcher(matcher, 'https://a.com')).toEqual({ allowed: true, origin: 'https://a.com', via: 'publisher', reason: 'publisher-origin' });
   });
   it('a non-matching origin, or an unparsable one, is denied with the reason', () => {
-    expect(judgeWithOriginMatcher(matcher, 'https://b.com')).toEqual({ allowed: false, origin: 'https://b.com', reason: 'unknown-origin', detail: 'not allowed by the origin option' });
+    expect(judgeWithOriginMatcher(matcher, 'https://b.com')).toEqual({
+      allowed: false,
+      origin: 'https://b.com',
+      reason: 'unknown-origin',
+      detail: 'not allowed by the origin option',
+    });
     expect(judgeWithOriginMatcher(() => true, 'https://a.com/')).toMatchObject({ allowed: false, origin: 'https://a.com/', reason: 'path' });
   });
   it('no Origin: same-origin only with AMP-Same-Origin: true', () => {
-    expect(judgeWithOriginMatcher(matcher, undefined, { ampSameOrigin: 'true' })).toEqual({ allowed: true, origin: null, via: 'same-origin', reason: 'same-origin' });
-    expect(judgeWithOriginMatcher(matcher, undefined)).toEqual({ allowed: false, origin: null, reason: 'missing', detail: 'no Origin header and no AMP-Same-Origin: true' });
+    expect(judgeWithOriginMatcher(matcher, undefined, { ampSameOrigin: 'true' })).toEqual({
+      allowed: true,
+      origin: null,
+      via: 'same-origin',
+      reason: 'same-origin',
+    });
+    expect(judgeWithOriginMatcher(matcher, undefined)).toEqual({
+      allowed: false,
+      origin: null,
+      reason: 'missing',
+      detail: 'no Origin header and no AMP-Same-Origin: true',
+    });
     for (const origin of [undefined, null, '']) {
-      expect(judgeWithOriginMatcher(matcher, origin, { ampSameOrigin: 'TRUE' })).toEqual({ allowed: false, origin: null, reason: 'missing', detail: 'no Origin header and no AMP-Same-Origin: true' });
+      expect(judgeWithOriginMatcher(matcher, origin, { ampSameOrigin: 'TRUE' })).toEqual({
+        allowed: false,
+        origin: null,
+        reason: 'missing',
+        detail: 'no Origin header and no AMP-Same-Origin: true',
+      });
     }
   });
   it('a present __amp_source_origin must itself be allowed and canonical', () => {
-    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: 'https://src.com' })).toMatchObject({ allowed: true, sourceOrigin: 'https://src.com' });
-    expect(judgeWithOriginMatcher(matcher, undefined, { ampSameOrigin: 'true', sourceOrigin: 'https://src.com' })).toMatchObject({ allowed: true, via: 'same-origin', sourceOrigin: 'https://src.com' });
-    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: null })).toEqual({ allowed: true, origin: 'https://a.com', via: 'publisher', reason: 'publisher-origin' });
+    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: 'https://src.com' })).toMatchObject({
+      allowed: true,
+      sourceOrigin: 'https://src.com',
+    });
+    expect(judgeWithOriginMatcher(matcher, undefined, { ampSameOrigin: 'true', sourceOrigin: 'https://src.com' })).toMatchObject({
+      allowed: true,
+      via: 'same-origin',
+      sourceOrigin: 'https://src.com',
+    });
+    expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: null })).toEqual({
+      allowed: true,
+      origin: 'https://a.com',
+      via: 'publisher',
+      reason: 'publisher-origin',
+    });
     const mismatch = { allowed: false, reason: 'source-origin-mismatch', detail: '__amp_source_origin is not an allowed origin' };
     expect(judgeWithOriginMatcher(matcher, 'https://a.com', { sourceOrigin: 'https://evil.com' })).toEqual({ ...mismatch, origin: 'https://a.com' });
     expect(judgeWithOriginMatcher(() => true, 'https://a.com', { sourceOrigin: 'https://src.com/' })).toEqual({ ...mismatch, origin: 'https://a.com' });
@@ -625,7 +779,11 @@ describe('issue #14: AMP for Email v1 never trusts an Origin because of the quer
   });
   it("with onDenied 'omit': no CORS header at all", () => {
     const omit = createCorsPolicy({ publishers: ['example.com'], email: { senders }, onDenied: 'omit' });
-    expect(decide({ method: 'POST', origin: 'https://evil.example', sourceOrigin: 'news@example.com' }, omit)).toMatchObject({ kind: 'actual', handled: false, headers: [] });
+    expect(decide({ method: 'POST', origin: 'https://evil.example', sourceOrigin: 'news@example.com' }, omit)).toMatchObject({
+      kind: 'actual',
+      handled: false,
+      headers: [],
+    });
   });
   it('the query never decides: for any Origin outside the allowed and email-client origins, any query value gives the same denial', () => {
     const host = fc.stringMatching(/^[a-z0-9-]{1,20}(\.[a-z0-9-]{1,20}){0,3}$/);
@@ -633,7 +791,14 @@ describe('issue #14: AMP for Email v1 never trusts an Origin because of the quer
       host.map((h) => `https://${h}`),
       host.map((h) => `http://${h}`),
       host.map((h) => `https://${h}.cdn.ampproject.org`),
-      fc.constantFrom('https://mail.google.com.evil.example', 'https://mail.google.com:8443', 'http://mail.google.com', 'https://evil-com.cdn.ampproject.org', 'null', 'https://Mail.google.com'),
+      fc.constantFrom(
+        'https://mail.google.com.evil.example',
+        'https://mail.google.com:8443',
+        'http://mail.google.com',
+        'https://evil-com.cdn.ampproject.org',
+        'null',
+        'https://Mail.google.com',
+      ),
     );
     const sender = fc.constantFrom('news@example.com', 'NEWS@EXAMPLE.COM', 'evil@example.com', '\u212Aate@example.com', 'https://example.com', '');
     const verifier = createVerifier({ publishers: ['example.com'] });
@@ -663,16 +828,28 @@ describe('issue #14: AMP for Email v1 never trusts an Origin because of the quer
       ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
     ]);
     // The email client with a sender it does not vouch for: still refused.
-    expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'evil@example.com' })).toMatchObject({ kind: 'reject', body: 'Forbidden: CORS origin denied (email-sender-denied)\n' });
+    expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'evil@example.com' })).toMatchObject({
+      kind: 'reject',
+      body: 'Forbidden: CORS origin denied (email-sender-denied)\n',
+    });
     // The email client outside AMP for Email is an ordinary unknown origin.
-    expect(decide({ method: 'POST', origin: 'https://mail.google.com' })).toMatchObject({ kind: 'reject', body: 'Forbidden: CORS origin denied (unknown-origin)\n' });
+    expect(decide({ method: 'POST', origin: 'https://mail.google.com' })).toMatchObject({
+      kind: 'reject',
+      body: 'Forbidden: CORS origin denied (unknown-origin)\n',
+    });
   });
   it('clientOrigins replaces the default list; [] leaves only the origins the verifier allows', () => {
     const none = createCorsPolicy({ publishers: ['example.com'], email: { senders, clientOrigins: [] } });
-    expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'news@example.com' }, none)).toMatchObject({ kind: 'reject', status: 403 });
+    expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'news@example.com' }, none)).toMatchObject({
+      kind: 'reject',
+      status: 403,
+    });
     expect(headerNames(decide({ method: 'POST', origin: CACHE, sourceOrigin: 'news@example.com' }, none))).toContain('access-control-allow-origin');
     const own = createCorsPolicy({ publishers: ['example.com'], email: { senders, clientOrigins: ['https://webmail.example.net'] } });
-    expect(decide({ method: 'POST', origin: 'https://webmail.example.net', sourceOrigin: 'news@example.com' }, own).headers[0]).toEqual(['Access-Control-Allow-Origin', 'https://webmail.example.net']);
+    expect(decide({ method: 'POST', origin: 'https://webmail.example.net', sourceOrigin: 'news@example.com' }, own).headers[0]).toEqual([
+      'Access-Control-Allow-Origin',
+      'https://webmail.example.net',
+    ]);
     expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'news@example.com' }, own)).toMatchObject({ kind: 'reject' });
     expect(options({ email: { senders } }).emailClientOrigins).toEqual(new Set(['https://mail.google.com']));
     expect(options({}).emailClientOrigins).toBeNull();
@@ -712,7 +889,27 @@ describe('issue #14: Access-Control-Allow-Headers is never * (item 4)', () => {
       }
       return out;
     };
-    const piece = fc.constantFrom(',', ' ', '\t', '\r\n', '\u00a0', '\ufeff', '\u2028', '\u0000', 'x', 'X-A', '*', '**', 'amp-same-origin', 'AMP-Same-Origin', 'é', ':', '"', 'a b', '\u180e');
+    const piece = fc.constantFrom(
+      ',',
+      ' ',
+      '\t',
+      '\r\n',
+      '\u00a0',
+      '\ufeff',
+      '\u2028',
+      '\u0000',
+      'x',
+      'X-A',
+      '*',
+      '**',
+      'amp-same-origin',
+      'AMP-Same-Origin',
+      'é',
+      ':',
+      '"',
+      'a b',
+      '\u180e',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
         const requested = pieces.join('');
@@ -746,18 +943,33 @@ describe('issue #14: email senders are compared in ASCII, and no plan holds a va
   const kelvin = '\u212Aate@example.com';
   it('refuses a non-ASCII sender in the configuration', () => {
     for (const sender of [kelvin, 'news@exämple.com', 'new\u00a0s@example.com', 'news@example.com\u0085']) {
-      expectError(() => options({ email: { senders: [sender] } }), 'invalid-option', `email.senders: ${JSON.stringify(sender)} is not an email address in ASCII (write an internationalized domain in punycode)`);
+      expectError(
+        () => options({ email: { senders: [sender] } }),
+        'invalid-option',
+        `email.senders: ${JSON.stringify(sender)} is not an email address in ASCII (write an internationalized domain in punycode)`,
+      );
     }
   });
   it('KELVIN SIGN does not match kate@example.com, in v2 or v1', () => {
     const email = options({ email: { senders: ['kate@example.com'] } });
-    expect(plan({ method: 'POST', origin: 'https://mail.google.com', emailSender: kelvin }, email)).toMatchObject({ kind: 'reject', email: { version: 2, trusted: false } });
-    expect(plan({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: kelvin }, email)).toMatchObject({ kind: 'reject', email: { version: 1, trusted: false } });
-    expect(plan({ method: 'POST', origin: 'https://mail.google.com', emailSender: 'KATE@example.com' }, email).headers).toEqual([['AMP-Email-Allow-Sender', 'KATE@example.com']]);
+    expect(plan({ method: 'POST', origin: 'https://mail.google.com', emailSender: kelvin }, email)).toMatchObject({
+      kind: 'reject',
+      email: { version: 2, trusted: false },
+    });
+    expect(plan({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: kelvin }, email)).toMatchObject({
+      kind: 'reject',
+      email: { version: 1, trusted: false },
+    });
+    expect(plan({ method: 'POST', origin: 'https://mail.google.com', emailSender: 'KATE@example.com' }, email).headers).toEqual([
+      ['AMP-Email-Allow-Sender', 'KATE@example.com'],
+    ]);
   });
   it('every header value of every plan is visible ASCII, space or tab: Node and undici accept it (a value that is not is denied)', async () => {
     const { validateHeaderValue } = await import('node:http');
-    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom(CACHE, 'https://mail.google.com', kelvin, 'https://a\r\nb', 'https://é', 'x\u0000y', ' ', '\t'));
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 30 }),
+      fc.constantFrom(CACHE, 'https://mail.google.com', kelvin, 'https://a\r\nb', 'https://é', 'x\u0000y', ' ', '\t'),
+    );
     const maybe = fc.option(text, { nil: undefined });
     const request = fc.record({
       method: fc.constantFrom('GET', 'POST', 'OPTIONS'),
@@ -770,10 +982,16 @@ describe('issue #14: email senders are compared in ASCII, and no plan holds a va
       sourceOrigin: maybe,
     });
     const verdict = fc.oneof(
-      fc.record({ origin: fc.option(text, { nil: null }), sourceOrigin: maybe }).map((v): Verdict => ({ allowed: true, via: 'cache', reason: 'cache-origin', ...v }) as Verdict),
+      fc
+        .record({ origin: fc.option(text, { nil: null }), sourceOrigin: maybe })
+        .map((v): Verdict => ({ allowed: true, via: 'cache', reason: 'cache-origin', ...v }) as Verdict),
       fc.record({ reason: fc.constantFrom('unknown-origin', 'missing') }).map((v): Verdict => ({ allowed: false, origin: null, detail: '', ...v }) as Verdict),
     );
-    const configs = [defaults, options({ email: { senders: ['kate@example.com', 'a@b.c'] }, privateNetworkAccess: true, maxAge: 5 }), options({ onDenied: 'omit', credentials: false, email: { senders: ['a@b.c'], clientOrigins: [] } })];
+    const configs = [
+      defaults,
+      options({ email: { senders: ['kate@example.com', 'a@b.c'] }, privateNetworkAccess: true, maxAge: 5 }),
+      options({ onDenied: 'omit', credentials: false, email: { senders: ['a@b.c'], clientOrigins: [] } }),
+    ];
     fc.assert(
       fc.property(request, verdict, fc.constantFrom(...configs), (req, v, opts) => {
         // A verdict about this request's Origin, as a custom verifier could return.
@@ -792,7 +1010,11 @@ describe('issue #14: email senders are compared in ASCII, and no plan holds a va
   });
   it('a verdict allowing an Origin that is not a valid header value is denied, not sent', () => {
     for (const origin of ['https://é.example', `https://${'\u212A'}.example`, 'https://a\u0085b']) {
-      expect(planCors({ method: 'GET', origin }, allowed(origin), defaults)).toMatchObject({ kind: 'reject', status: 403, body: 'Forbidden: CORS origin denied (malformed)\n' });
+      expect(planCors({ method: 'GET', origin }, allowed(origin), defaults)).toMatchObject({
+        kind: 'reject',
+        status: 403,
+        body: 'Forbidden: CORS origin denied (malformed)\n',
+      });
       expect(planCors({ method: 'GET', origin }, allowed(origin), options({ onDenied: 'omit' }))).toMatchObject({ kind: 'actual', headers: [] });
     }
   });

@@ -17,7 +17,6 @@ import {
   domainPrefix,
   fallbackPrefix,
   parsePublisherRules,
-  prefixClaimants,
   prefixForms,
   type PrefixFormEntry,
   toolboxPrefix,
@@ -115,7 +114,7 @@ describe('canonicalDomain: boundaries on both sides', () => {
   });
 });
 
-describe('the guide\'s prefix: the hyphen rule counts code points', () => {
+describe("the guide's prefix: the hyphen rule counts code points", () => {
   it('wraps when code points 3 and 4 are hyphens, even after an astral character', () => {
     // "😊a-b.com" → "😊a--b-com": code points 3–4 are "--" (UTF-16 units 3–4 are not).
     const wrapped = domainPrefix('😊a-b.com');
@@ -186,7 +185,12 @@ function expectedForms(domain: string): PrefixFormEntry[] {
     });
 }
 
-const FORM_DOMAINS = [...TOOLBOX_HOSTS.filter((h) => !h.startsWith('hello.')), `${'long-publisher-domain-name'.repeat(2)}.example.net`, 'ab--cd.xn', '😊a-b.com'];
+const FORM_DOMAINS = [
+  ...TOOLBOX_HOSTS.filter((h) => !h.startsWith('hello.')),
+  `${'long-publisher-domain-name'.repeat(2)}.example.net`,
+  'ab--cd.xn',
+  '😊a-b.com',
+];
 
 describe('prefixForms lists every form once, in order', () => {
   it.each(FORM_DOMAINS)('%s', (domain) => {
@@ -235,7 +239,10 @@ describe('buildAllowSet', () => {
     ]) {
       expect(set.get(origin)).toBeUndefined();
     }
-    expect(createVerifier({ publishers: ['example.com'] }).verify('https://example-com.cdn.ampproject.net')).toMatchObject({ allowed: false, reason: 'unknown-origin' });
+    expect(createVerifier({ publishers: ['example.com'] }).verify('https://example-com.cdn.ampproject.net')).toMatchObject({
+      allowed: false,
+      reason: 'unknown-origin',
+    });
   });
   it('answers undefined, never throws, for a non-string', () => {
     const set = buildAllowSet(['example.com'], CACHES);
@@ -257,9 +264,24 @@ describe('parsePublisherRules: refusals name the rule', () => {
     ['a number', [42], 'invalid-domain', /^publishers: 42 is not a string$/],
     ['an invalid domain', ['exa mple.com'], 'invalid-domain', /^publishers: Invalid domain "exa mple\.com": label "exa mple"/],
     ['an invalid wildcard base', ['*.-a.com'], 'invalid-domain', /^publishers: "\*\.-a\.com": Invalid domain "-a\.com"/],
-    ['a public suffix', ['co.uk'], 'public-suffix-rule', /^publishers: "co\.uk" is a public suffix \(Public Suffix List, ICANN section\), not a publisher's domain; a rule may not cover every domain under it$/],
-    ['a wildcard public suffix', ['*.github.io'], 'public-suffix-rule', /^publishers: "\*\.github\.io" would trust every domain under the public suffix github\.io/],
-    ['a cache domain', ['cdn.ampproject.org'], 'publisher-covers-cache', /^publishers: "cdn\.ampproject\.org" covers the Google AMP Cache domain cdn\.ampproject\.org, /],
+    [
+      'a public suffix',
+      ['co.uk'],
+      'public-suffix-rule',
+      /^publishers: "co\.uk" is a public suffix \(Public Suffix List, ICANN section\), not a publisher's domain; a rule may not cover every domain under it$/,
+    ],
+    [
+      'a wildcard public suffix',
+      ['*.github.io'],
+      'public-suffix-rule',
+      /^publishers: "\*\.github\.io" would trust every domain under the public suffix github\.io/,
+    ],
+    [
+      'a cache domain',
+      ['cdn.ampproject.org'],
+      'publisher-covers-cache',
+      /^publishers: "cdn\.ampproject\.org" covers the Google AMP Cache domain cdn\.ampproject\.org, /,
+    ],
     ['a wildcard on a cache domain', ['*.cdn.ampproject.org'], 'publisher-covers-cache', /covers the Google AMP Cache domain/],
     ['a domain under a cache', ['a.www.bing-amp.com'], 'publisher-covers-cache', /covers the Bing AMP Cache domain www\.bing-amp\.com, /],
     ['a wildcard above a cache', ['*.bing-amp.com'], 'publisher-covers-cache', /covers the Bing AMP Cache domain/],
@@ -284,18 +306,76 @@ describe('parsePublisherRules: refusals name the rule', () => {
 // parser applies it) as the oracle. Core refuses more than browsers (LDH
 // labels only, U-labels without punctuation or "--" in positions 3–4): a
 // refusal is always allowed; an answer must be the oracle's.
-describe('canonicalDomain is the browser\'s host', () => {
+describe("canonicalDomain is the browser's host", () => {
   // Node 20's ICU implements an older UTS #46, where U+1E9E (ẞ) maps to "ss";
   // since UTS #46 15.1 (tr46 v6, current browsers' URL standard) it maps to ß.
   // The class is exactly "input containing U+1E9E": there the oracle is asked about ß.
   const oracle = (domain: string) => domainToASCII(domain.replaceAll('\u1e9e', 'ß')).replace(/\.$/, '');
-  const PIECES = ['a', 'z', 'A', 'Z', '0', '9', '-', '--', '.', 'xn--', 'ß', 'ς', 'Σ', '\u200d', '\u200c', '❤', '\ufe0f', '😊', '⚡', 'ü', 'u\u0308', '\u0301', 'ｅ', 'Ａ', '０', '．', '。', 'ש', 'ל', 'ب', '٣', '۳', 'ẞ', 'İ', 'ı', 'Ϋ́', 'ा', 'क', '्', '\u00ad', 'ǅ', 'ﬃ', 'ⅽ', '℃', '_', 'é', 'ё', '中', '\u2060', '\u0600'];
+  const PIECES = [
+    'a',
+    'z',
+    'A',
+    'Z',
+    '0',
+    '9',
+    '-',
+    '--',
+    '.',
+    'xn--',
+    'ß',
+    'ς',
+    'Σ',
+    '\u200d',
+    '\u200c',
+    '❤',
+    '\ufe0f',
+    '😊',
+    '⚡',
+    'ü',
+    'u\u0308',
+    '\u0301',
+    'ｅ',
+    'Ａ',
+    '０',
+    '．',
+    '。',
+    'ש',
+    'ל',
+    'ب',
+    '٣',
+    '۳',
+    'ẞ',
+    'İ',
+    'ı',
+    'Ϋ́',
+    'ा',
+    'क',
+    '्',
+    '\u00ad',
+    'ǅ',
+    'ﬃ',
+    'ⅽ',
+    '℃',
+    '_',
+    'é',
+    'ё',
+    '中',
+    '\u2060',
+    '\u0600',
+  ];
   const TLDS = ['com', 'de', 'рф', 'xn--p1ai', 'COM', 'ישראל', 'みんな'];
   const host = fc
-    .tuple(fc.array(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 }).map((a) => a.join('')), { minLength: 1, maxLength: 3 }), fc.constantFrom(...TLDS), fc.boolean())
+    .tuple(
+      fc.array(
+        fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 }).map((a) => a.join('')),
+        { minLength: 1, maxLength: 3 },
+      ),
+      fc.constantFrom(...TLDS),
+      fc.boolean(),
+    )
     .map(([labels, tld, dot]) => `${labels.join('.')}.${tld}${dot ? '.' : ''}`);
 
-  it('equals Node\'s url.domainToASCII (one trailing dot removed) or refuses with invalid-domain', () => {
+  it("equals Node's url.domainToASCII (one trailing dot removed) or refuses with invalid-domain", () => {
     let accepted = 0;
     fc.assert(
       fc.property(host, (domain) => {

@@ -40,7 +40,7 @@ function head(origin: string, prefix: string): Row[] {
 }
 
 describe('explainOrigin: complete traces', () => {
-  it('a readable ASCII prefix, the guide\'s form', () => {
+  it("a readable ASCII prefix, the guide's form", () => {
     const origin = 'https://a--b-example-com.cdn.ampproject.org';
     const explanation = explainOrigin(origin);
     expect(rows(explanation.steps)).toEqual([
@@ -67,7 +67,7 @@ describe('explainOrigin: complete traces', () => {
       ['forward-check', 'done', 'xn--bcher-kva.de', 'xn--bcher-de-65a', 'the guide\'s algorithm reproduces the prefix (form "spec")'],
     ]);
   });
-  it('a prefix only toolbox-cache-url produces: the note gives the guide\'s prefix too', () => {
+  it("a prefix only toolbox-cache-url produces: the note gives the guide's prefix too", () => {
     const prefix = toolboxPrefix('xn--b-c-pla.de');
     const explanation = explainOrigin(`https://${prefix}.cdn.ampproject.org`);
     expect(rows(explanation.steps).at(-1)).toEqual([
@@ -109,7 +109,13 @@ describe('explainOrigin: complete traces', () => {
       ['forward-check', 'failed', 'example.com', null, 'example.com has the prefix example-com, not 0-example-com-0'],
     ]);
     expect(explanation.steps.at(-1)?.reason).toBe('not-reproducible');
-    expect(explanation.result).toEqual({ ok: false, reason: 'not-reproducible', detail: 'example.com has a different prefix', cache: CACHES[0], prefix: '0-example-com-0' });
+    expect(explanation.result).toEqual({
+      ok: false,
+      reason: 'not-reproducible',
+      detail: 'example.com has a different prefix',
+      cache: CACHES[0],
+      prefix: '0-example-com-0',
+    });
   });
   it('when the algorithms disagree, a prefix matching none names every readable form', () => {
     // ab--cd.com: the guide wraps (0-ab----cd-com-0), toolbox and amppackager hash; the bare fold matches none.
@@ -123,7 +129,7 @@ describe('explainOrigin: complete traces', () => {
     expect(toolboxPrefix('ab--cd.com')).toBe(fallbackPrefix('ab--cd.com'));
     expect(amppackagerPrefix('ab--cd.com')).toBe(fallbackPrefix('ab--cd.com'));
   });
-  it('a prefix that spells no domain: the note is canonicalDomain\'s message', () => {
+  it("a prefix that spells no domain: the note is canonicalDomain's message", () => {
     const explanation = explainOrigin('https://a-b-1.cdn.ampproject.org');
     expect(rows(explanation.steps).at(-1)).toEqual([
       'canonical-domain',
@@ -144,7 +150,13 @@ describe('explainOrigin: complete traces', () => {
       'its canonical form is example.com: the prefix belongs to no domain',
     ]);
     expect(explanation.result).toEqual(reverseOrigin('https://0-example-com--0.cdn.ampproject.org'));
-    expect(explanation.result).toMatchObject({ ok: false, reason: 'not-reproducible', detail: 'the prefix does not spell a canonical domain', cache: CACHES[0], prefix: '0-example-com--0' });
+    expect(explanation.result).toMatchObject({
+      ok: false,
+      reason: 'not-reproducible',
+      detail: 'the prefix does not spell a canonical domain',
+      cache: CACHES[0],
+      prefix: '0-example-com--0',
+    });
   });
   it('the wrap is removed only from a label of at least 4 characters that starts with 0- and ends with -0', () => {
     const wrap = (origin: string) => explainOrigin(origin).steps.find((s) => s.name === 'remove-wrap');
@@ -184,12 +196,26 @@ describe('explainOrigin: complete traces', () => {
 describe('explainOrigin: where and why a trace stops', () => {
   it('an unknown cache lists the registered ones', () => {
     const explanation = explainOrigin('https://example.com');
-    expect(explanation.steps.at(-1)).toMatchObject({ name: 'find-cache', status: 'failed', input: 'example.com', note: 'example.com is not on a registered cache (cdn.ampproject.org, www.bing-amp.com)', reason: 'unknown-cache' });
+    expect(explanation.steps.at(-1)).toMatchObject({
+      name: 'find-cache',
+      status: 'failed',
+      input: 'example.com',
+      note: 'example.com is not on a registered cache (cdn.ampproject.org, www.bing-amp.com)',
+      reason: 'unknown-cache',
+    });
     expect(explanation.result).toEqual({ ok: false, reason: 'unknown-cache', detail: 'example.com is not on a registered cache' });
   });
   it('a syntax refusal shows the raw input, or nothing for a non-string', () => {
     expect(explainOrigin('https://A.com').steps).toEqual([
-      { name: 'parse-origin', title: TITLES['parse-origin'], input: 'https://A.com', output: null, status: 'failed', note: 'host is not lowercase', reason: 'not-canonical' },
+      {
+        name: 'parse-origin',
+        title: TITLES['parse-origin'],
+        input: 'https://A.com',
+        output: null,
+        status: 'failed',
+        note: 'host is not lowercase',
+        reason: 'not-canonical',
+      },
     ]);
     expect(explainOrigin(undefined).steps[0]).toMatchObject({ input: '', reason: 'missing' });
   });
@@ -201,15 +227,33 @@ describe('explainOrigin: where and why a trace stops', () => {
     const port = explainOrigin('https://example-com.www.bing-amp.com:8443');
     expect(port.steps[0]?.note).toBe('scheme https, host example-com.www.bing-amp.com, port 8443');
     expect(port.steps[1]?.note).toBe('Bing AMP Cache (bing)');
-    expect(port.steps.at(-1)).toMatchObject({ name: 'check-scheme-port', status: 'failed', note: 'cache origins use the default port', reason: 'non-default-port' });
+    expect(port.steps.at(-1)).toMatchObject({
+      name: 'check-scheme-port',
+      status: 'failed',
+      note: 'cache origins use the default port',
+      reason: 'non-default-port',
+    });
   });
   it('the bare cache and two labels fail at remove-suffix', () => {
-    expect(explainOrigin('https://cdn.ampproject.org').steps.at(-1)).toMatchObject({ name: 'remove-suffix', note: 'cdn.ampproject.org itself has no domain prefix', reason: 'cache-root' });
-    expect(explainOrigin('https://a.b-c.cdn.ampproject.org').steps.at(-1)).toMatchObject({ name: 'remove-suffix', note: 'a domain prefix is a single DNS label', reason: 'not-a-label' });
+    expect(explainOrigin('https://cdn.ampproject.org').steps.at(-1)).toMatchObject({
+      name: 'remove-suffix',
+      note: 'cdn.ampproject.org itself has no domain prefix',
+      reason: 'cache-root',
+    });
+    expect(explainOrigin('https://a.b-c.cdn.ampproject.org').steps.at(-1)).toMatchObject({
+      name: 'remove-suffix',
+      note: 'a domain prefix is a single DNS label',
+      reason: 'not-a-label',
+    });
   });
   it('bad punycode fails at punycode-decode', () => {
     const explanation = explainOrigin('https://xn--a-9999999999.cdn.ampproject.org');
-    expect(explanation.steps.at(-1)).toMatchObject({ name: 'punycode-decode', input: 'xn--a-9999999999', note: 'the prefix is not valid punycode', reason: 'invalid-punycode' });
+    expect(explanation.steps.at(-1)).toMatchObject({
+      name: 'punycode-decode',
+      input: 'xn--a-9999999999',
+      note: 'the prefix is not valid punycode',
+      reason: 'invalid-punycode',
+    });
     expect(explanation.result).toMatchObject({ prefix: 'xn--a-9999999999', cache: CACHES[0] });
   });
   it(`shows at most ${EXPLAIN_MAX_SHOWN} characters of a value, ending in …`, () => {
@@ -234,13 +278,30 @@ describe('explainOrigin with publishers', () => {
     expect(explanation.verdict).toMatchObject({ allowed: true, reason: 'cache-origin-hashed' });
   });
   it('no prefix, no sources', () => {
-    expect(explainOrigin('https://example.com', { publishers: ['example.com'] })).toMatchObject({ producedBy: [], verdict: { allowed: true, via: 'publisher' } });
+    expect(explainOrigin('https://example.com', { publishers: ['example.com'] })).toMatchObject({
+      producedBy: [],
+      verdict: { allowed: true, via: 'publisher' },
+    });
   });
   it('a configuration error that is not an AmpCorsError is reported as invalid-option with its message', () => {
     // A publishers array whose elements cannot be read throws what its getter throws.
-    const throwing = (thrown: unknown): string[] => new Proxy(['example.com'], { get: (target, key) => (key === '0' ? (() => { throw thrown; })() : Reflect.get(target, key)) });
-    expect(explainOrigin('https://example-com.cdn.ampproject.org', { publishers: throwing(new Error('no string for you')) }).configError).toEqual({ code: 'invalid-option', message: 'no string for you' });
-    expect(explainOrigin('https://example-com.cdn.ampproject.org', { publishers: throwing('plain') }).configError).toEqual({ code: 'invalid-option', message: 'plain' });
+    const throwing = (thrown: unknown): string[] =>
+      new Proxy(['example.com'], {
+        get: (target, key) =>
+          key === '0'
+            ? (() => {
+                throw thrown;
+              })()
+            : Reflect.get(target, key),
+      });
+    expect(explainOrigin('https://example-com.cdn.ampproject.org', { publishers: throwing(new Error('no string for you')) }).configError).toEqual({
+      code: 'invalid-option',
+      message: 'no string for you',
+    });
+    expect(explainOrigin('https://example-com.cdn.ampproject.org', { publishers: throwing('plain') }).configError).toEqual({
+      code: 'invalid-option',
+      message: 'plain',
+    });
   });
   it('a refused cache list: no steps, the message as the result detail', () => {
     const explanation = explainOrigin('https://example-com.cdn.ampproject.org', { caches: [] });

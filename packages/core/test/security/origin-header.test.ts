@@ -96,7 +96,7 @@ describe('parseOrigin: boundaries on both sides', () => {
     expect(host).toHaveLength(254);
     expect(parseOrigin(`https://${host}`)).toMatchObject({ ok: false, reason: 'malformed', detail: expect.stringMatching(/not a valid host name/) });
   });
-  it('accepts ports 1 and 65535, and the other scheme\'s default port', () => {
+  it("accepts ports 1 and 65535, and the other scheme's default port", () => {
     expect(parseOrigin('https://example.com:1')).toEqual({ ok: true, scheme: 'https', host: 'example.com', port: 1 });
     expect(parseOrigin('https://example.com:65535')).toEqual({ ok: true, scheme: 'https', host: 'example.com', port: 65535 });
     expect(parseOrigin('http://example.com:443')).toEqual({ ok: true, scheme: 'http', host: 'example.com', port: 443 });

@@ -39,7 +39,9 @@ describe('compileOriginOption: a RegExp that matches a canary origin is refused 
     const byPattern = refusal(() => compileOriginOption(/.*/, { credentials: true }));
     expect(byTrue.endsWith(TAIL)).toBe(true);
     expect(byPattern.endsWith(TAIL)).toBe(true);
-    expect(byPattern).toMatch(/^unsafe-configuration: origin \/\.\*\/ \(it allowed https:\/\/ampcorscanary[a-z]{12}\.invalid, an origin no configuration names\) together/);
+    expect(byPattern).toMatch(
+      /^unsafe-configuration: origin \/\.\*\/ \(it allowed https:\/\/ampcorscanary[a-z]{12}\.invalid, an origin no configuration names\) together/,
+    );
   });
 
   it('keeps precise patterns, and clones g and y patterns before asking them', () => {
@@ -141,7 +143,10 @@ describe('guardOriginFunction: per request', () => {
     const { asked, source } = guarded((o) => o === A);
     asked.length = 0;
     expect(allowed(source().verify(null, { ampSameOrigin: 'true', sourceOrigin: A }) as Verdict)).toEqual([true, null, A]);
-    expect(source().verify(null, { ampSameOrigin: 'true', sourceOrigin: 'https://evil.com' })).toMatchObject({ allowed: false, reason: 'source-origin-mismatch' });
+    expect(source().verify(null, { ampSameOrigin: 'true', sourceOrigin: 'https://evil.com' })).toMatchObject({
+      allowed: false,
+      reason: 'source-origin-mismatch',
+    });
     expect(asked).toEqual([A, 'https://evil.com']);
   });
 

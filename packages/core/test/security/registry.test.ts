@@ -21,7 +21,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { MAX_CACHES, MAX_CACHES_JSON_BYTES } from '../../src/caches.js';
 import { errorOf } from './ampcors-error.js';
 
-const json = (body: unknown, status = 200) => async () => new Response(JSON.stringify(body), { status });
+const json =
+  (body: unknown, status = 200) =>
+  async () =>
+    new Response(JSON.stringify(body), { status });
 const entry = (extra: Record<string, unknown> = {}) => ({ id: 'x', name: 'X', cacheDomain: 'amp.example.net', ...extra });
 
 describe('validateCaches: refusals name the entry and the problem', () => {
@@ -38,13 +41,21 @@ describe('validateCaches: refusals name the entry and the problem', () => {
     ['a numeric cacheDomain', [entry({ cacheDomain: 1 })], /^caches\[0\]: cacheDomain must be a non-empty string$/],
     ['an empty cacheDomain', [entry({ cacheDomain: '' })], /^caches\[0\]: cacheDomain must be a non-empty string$/],
     ['an invalid cacheDomain', [entry({ cacheDomain: 'a..net' })], /^caches\[0\]: Invalid domain "a\.\.net": empty label$/],
-    ['an uppercase cacheDomain', [entry({ cacheDomain: 'AMP.example.net' })], /^caches\[0\]: cacheDomain "AMP\.example\.net" is not canonical \(expected amp\.example\.net\)$/],
+    [
+      'an uppercase cacheDomain',
+      [entry({ cacheDomain: 'AMP.example.net' })],
+      /^caches\[0\]: cacheDomain "AMP\.example\.net" is not canonical \(expected amp\.example\.net\)$/,
+    ],
     ['a public suffix', [entry({ cacheDomain: 'github.io' })], /^caches\[0\]: cacheDomain "github\.io" is a public suffix$/],
     ['a numeric docs', [entry({ docs: 1 })], /^caches\[0\]: docs must be a string$/],
     ['a numeric update suffix', [entry({ updateCacheApiDomainSuffix: 1 })], /^caches\[0\]: updateCacheApiDomainSuffix must be a string$/],
     ['a numeric frame suffix', [entry({ thirdPartyFrameDomainSuffix: 1 })], /^caches\[0\]: thirdPartyFrameDomainSuffix must be a string$/],
     ['the same domain twice', [entry(), entry({ id: 'y' })], /^cacheDomain amp\.example\.net overlaps amp\.example\.net$/],
-    ['a domain below another', [entry(), entry({ id: 'y', cacheDomain: 'a.amp.example.net' })], /^cacheDomain a\.amp\.example\.net overlaps amp\.example\.net$/],
+    [
+      'a domain below another',
+      [entry(), entry({ id: 'y', cacheDomain: 'a.amp.example.net' })],
+      /^cacheDomain a\.amp\.example\.net overlaps amp\.example\.net$/,
+    ],
   ];
   it.each(cases)('%s', (_, list, message) => {
     const error = errorOf(() => validateCaches(list, { trustedOperators: null }));
@@ -64,19 +75,34 @@ describe('validateCaches: refusals name the entry and the problem', () => {
   });
   it('ids: 1 to 64 characters, letters, digits, _ and -, first a letter or digit', () => {
     for (const id of ['a', 'A', '0', 'a_b-c', 'a'.repeat(64)]) expect(validateCaches([entry({ id })], { trustedOperators: null })[0]?.id).toBe(id);
-    for (const id of ['', '-a', '_a', 'a'.repeat(65), 'a.b', 'a\nb']) expect(() => validateCaches([entry({ id })], { trustedOperators: null })).toThrow(/id must be a short identifier/);
+    for (const id of ['', '-a', '_a', 'a'.repeat(65), 'a.b', 'a\nb'])
+      expect(() => validateCaches([entry({ id })], { trustedOperators: null })).toThrow(/id must be a short identifier/);
   });
   it('keeps the optional fields that are given, and only those, frozen', () => {
-    const [full] = validateCaches([entry({ docs: 'https://d', updateCacheApiDomainSuffix: 'u.example.net', thirdPartyFrameDomainSuffix: 'f.example.net', extra: 1 })], {
-      trustedOperators: null,
+    const [full] = validateCaches(
+      [entry({ docs: 'https://d', updateCacheApiDomainSuffix: 'u.example.net', thirdPartyFrameDomainSuffix: 'f.example.net', extra: 1 })],
+      {
+        trustedOperators: null,
+      },
+    );
+    expect(full).toEqual({
+      id: 'x',
+      name: 'X',
+      cacheDomain: 'amp.example.net',
+      docs: 'https://d',
+      updateCacheApiDomainSuffix: 'u.example.net',
+      thirdPartyFrameDomainSuffix: 'f.example.net',
     });
-    expect(full).toEqual({ id: 'x', name: 'X', cacheDomain: 'amp.example.net', docs: 'https://d', updateCacheApiDomainSuffix: 'u.example.net', thirdPartyFrameDomainSuffix: 'f.example.net' });
     expect(Object.isFrozen(full)).toBe(true);
     const [bare] = validateCaches([entry()], { trustedOperators: null });
     expect(Object.keys(bare as object).sort()).toEqual(['cacheDomain', 'id', 'name']);
   });
   it('two caches of the same operator that do not overlap are fine', () => {
-    expect(validateCaches([entry(), entry({ id: 'y', cacheDomain: 'amp2.example.net' }), entry({ id: 'z', cacheDomain: 'xamp.example.net' })], { trustedOperators: null })).toHaveLength(3);
+    expect(
+      validateCaches([entry(), entry({ id: 'y', cacheDomain: 'amp2.example.net' }), entry({ id: 'z', cacheDomain: 'xamp.example.net' })], {
+        trustedOperators: null,
+      }),
+    ).toHaveLength(3);
   });
 });
 
@@ -216,14 +242,18 @@ describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
       'cacheDomain c3.example.net overlaps c3.example.net',
     );
   });
-  it('by default a fetched list may only name frame and update-cache domains of the bundled operators (a hostile list cannot claim a publisher\'s domain)', () => {
+  it("by default a fetched list may only name frame and update-cache domains of the bundled operators (a hostile list cannot claim a publisher's domain)", () => {
     const google = { ...CACHES[0]! };
     expect(validateCaches([google])[0]).toEqual(CACHES[0]);
     expect(validateCaches([{ ...CACHES[1]! }])[0]).toEqual(CACHES[1]);
     for (const key of ['thirdPartyFrameDomainSuffix', 'updateCacheApiDomainSuffix']) {
       const error = errorOf(() => validateCaches([{ ...google, [key]: 'www.example.com' }]));
-      expect(error.message).toBe(`caches[0]: ${key} "www.example.com" is not under a trusted operator (ampproject.org, ampproject.net, bing-amp.com, bing-amp.net)`);
-      expect(errorOf(() => validateCaches([{ ...google, [key]: 'frames.ampproject.org' }], { trustedOperators: ['example.com'] })).message).toMatch(/not under a trusted operator \(example\.com\)$/);
+      expect(error.message).toBe(
+        `caches[0]: ${key} "www.example.com" is not under a trusted operator (ampproject.org, ampproject.net, bing-amp.com, bing-amp.net)`,
+      );
+      expect(errorOf(() => validateCaches([{ ...google, [key]: 'frames.ampproject.org' }], { trustedOperators: ['example.com'] })).message).toMatch(
+        /not under a trusted operator \(example\.com\)$/,
+      );
       const own = { id: 'own', name: 'Own', cacheDomain: 'amp.example.com', [key]: 'f.example.com' };
       expect(validateCaches([own], { trustedOperators: ['example.com'] })[0]).toEqual(own);
     }
@@ -231,7 +261,13 @@ describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
   it('every bad entry is reported at once, each with its first problem, then the overlaps', () => {
     const error = errorOf(() =>
       validateCaches(
-        [entry(), null, entry({ id: 'y', name: 1 }), entry({ id: 'x', cacheDomain: 'other.example.net' }), entry({ id: 'z', cacheDomain: 'a.amp.example.net', docs: 1 })],
+        [
+          entry(),
+          null,
+          entry({ id: 'y', name: 1 }),
+          entry({ id: 'x', cacheDomain: 'other.example.net' }),
+          entry({ id: 'z', cacheDomain: 'a.amp.example.net', docs: 1 }),
+        ],
         { trustedOperators: null },
       ),
     );
@@ -246,7 +282,9 @@ describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
       ].join('\n'),
     );
     const overlapping = errorOf(() => validateCaches([entry(), entry({ id: 'y', cacheDomain: 'a.amp.example.net' }), null], { trustedOperators: null }));
-    expect(overlapping.message).toBe('caches: 2 entries are refused:\n  - caches[2]: not an object\n  - cacheDomain a.amp.example.net overlaps amp.example.net');
+    expect(overlapping.message).toBe(
+      'caches: 2 entries are refused:\n  - caches[2]: not an object\n  - cacheDomain a.amp.example.net overlaps amp.example.net',
+    );
   });
   it('names are short and free of control characters (they are shown in error messages)', () => {
     for (const name of ['\u001b]0;PWNED\u0007', 'a\nb', 'right\u202eleft', 'x'.repeat(101)]) {
@@ -254,7 +292,8 @@ describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
         'caches[0]: name must be at most 100 characters, with no control characters',
       );
     }
-    for (const name of ['', 'Google AMP Cache', 'Bing AMP Cache', 'Caché ⚡', 'x'.repeat(100)]) expect(validateCaches([entry({ name })], { trustedOperators: null })[0]?.name).toBe(name);
+    for (const name of ['', 'Google AMP Cache', 'Bing AMP Cache', 'Caché ⚡', 'x'.repeat(100)])
+      expect(validateCaches([entry({ name })], { trustedOperators: null })[0]?.name).toBe(name);
   });
   it('an entry whose getters throw is refused, not a crash', () => {
     const hostile = Object.defineProperty({ id: 'h', name: 'H' }, 'cacheDomain', {
@@ -268,7 +307,10 @@ describe('validateCaches: bounded and linear (issue 14 item 6)', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ thirdPartyFrameDomainSuffix: 'net' }, /^caches\[0\]: thirdPartyFrameDomainSuffix "net" is a public suffix$/],
       [{ thirdPartyFrameDomainSuffix: 'github.io' }, /^caches\[0\]: thirdPartyFrameDomainSuffix "github\.io" is a public suffix$/],
-      [{ thirdPartyFrameDomainSuffix: 'Frames.example.net' }, /^caches\[0\]: thirdPartyFrameDomainSuffix "Frames\.example\.net" is not canonical \(expected frames\.example\.net\)$/],
+      [
+        { thirdPartyFrameDomainSuffix: 'Frames.example.net' },
+        /^caches\[0\]: thirdPartyFrameDomainSuffix "Frames\.example\.net" is not canonical \(expected frames\.example\.net\)$/,
+      ],
       [{ updateCacheApiDomainSuffix: 'co.uk' }, /^caches\[0\]: updateCacheApiDomainSuffix "co\.uk" is a public suffix$/],
       [{ updateCacheApiDomainSuffix: 'a..b' }, /^caches\[0\]: Invalid domain "a\.\.b": empty label$/],
     ];
@@ -322,7 +364,9 @@ describe('fetchCaches: the body is read capped, and the whole refresh is bounded
     const { state, response } = endless();
     response.headers.set('content-length', String(MAX_CACHES_JSON_BYTES + 1));
     const result = await fetchCaches({ fetch: async () => response });
-    expect(!result.ok && result.error.message).toBe(`caches.json is larger than ${MAX_CACHES_JSON_BYTES} bytes (Content-Length ${MAX_CACHES_JSON_BYTES + 1}); the AMP registry is under 1 kB`);
+    expect(!result.ok && result.error.message).toBe(
+      `caches.json is larger than ${MAX_CACHES_JSON_BYTES} bytes (Content-Length ${MAX_CACHES_JSON_BYTES + 1}); the AMP registry is under 1 kB`,
+    );
     expect(state.pulled).toBeLessThanOrEqual(1); // a ReadableStream may pull once on its own; nothing is read
   });
   it('a body that is not bytes, not UTF-8, or missing is refused', async () => {
@@ -334,7 +378,7 @@ describe('fetchCaches: the body is read capped, and the whole refresh is bounded
     const bodiless = await fetchCaches({ fetch: async () => ({ status: 200, body: null, headers: new Headers() }) as unknown as Response });
     expect(!bodiless.ok && bodiless.error.message).toBe('caches.json answered without a readable body');
   });
-  it('a non-200 answer\'s body is released, not read', async () => {
+  it("a non-200 answer's body is released, not read", async () => {
     const { state, response } = endless();
     const unread = new Response(response.body, { status: 503 });
     const result = await fetchCaches({ fetch: async () => unread });

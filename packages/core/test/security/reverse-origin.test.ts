@@ -99,7 +99,7 @@ describe('reverseOrigin: failures name their reason', () => {
 });
 
 describe('reverseOrigin: successes', () => {
-  it('reports the guide\'s form', () => {
+  it("reports the guide's form", () => {
     expect(reverseOrigin('https://a--b-example-com.cdn.ampproject.org')).toEqual({
       ok: true,
       hashed: false,
@@ -129,7 +129,7 @@ describe('reverseOrigin: successes', () => {
     });
     expect(reverseOrigin(`https://${domainPrefix(domain)}.cdn.ampproject.org`)).toMatchObject({ ok: true, form: 'spec', publisherDomain: domain });
   });
-  it('lists every claimant when algorithms collide (SPEC §6): the guide\'s reading first', () => {
+  it("lists every claimant when algorithms collide (SPEC §6): the guide's reading first", () => {
     // äb-c.com's toolbox prefix is also toolbox's prefix of the plain xn-b-c.com.zza.
     expect(reverseOrigin('https://xn--b--c-com-zza.cdn.ampproject.org')).toMatchObject({
       ok: true,

@@ -104,7 +104,8 @@ describe('decodeRiceValues', () => {
   });
   it('refuses a bad parameter or count, naming it', () => {
     for (const k of [-1, 33, 1.5]) expectError(() => decodeRiceValues(new Uint8Array(4), k, 1), 'invalid-option', `Rice parameter ${k} out of range (0 to 32)`);
-    for (const n of [-1, 0.5, Number.POSITIVE_INFINITY]) expectError(() => decodeRiceValues(new Uint8Array(4), 2, n), 'invalid-option', `value count ${n} must be a non-negative integer`);
+    for (const n of [-1, 0.5, Number.POSITIVE_INFINITY])
+      expectError(() => decodeRiceValues(new Uint8Array(4), 2, n), 'invalid-option', `value count ${n} must be a non-negative integer`);
   });
 });
 
@@ -143,7 +144,8 @@ describe('encodeRiceDeltas', () => {
   it('refuses what it cannot code, naming the problem', () => {
     expectError(() => encodeRiceDeltas(new Uint8Array(0), 4), 'invalid-option', 'values must hold at least one 4-byte value');
     expectError(() => encodeRiceDeltas(new Uint8Array(6), 4), 'invalid-option', 'values must hold at least one 4-byte value');
-    for (const width of [0, 3, 6, 36, 4.5]) expectError(() => encodeRiceDeltas(new Uint8Array(8), width), 'invalid-option', `value width ${width} must be 4, 8, …, 32 bytes`);
+    for (const width of [0, 3, 6, 36, 4.5])
+      expectError(() => encodeRiceDeltas(new Uint8Array(8), width), 'invalid-option', `value width ${width} must be 4, 8, …, 32 bytes`);
     for (const k of [0, 32, 1.5]) expectError(() => encodeRiceDeltas(u32(1, 2), 4, k), 'invalid-option', `Rice parameter ${k} out of range (1 to 31)`);
     expectError(() => encodeRiceDeltas(u32(1, 2, 1), 4), 'invalid-option', 'values are not sorted (value 2 is smaller than value 1)');
     expectError(() => encodeRiceDeltas(u32(0, 2 ** 20), 4, 1), 'invalid-option', 'Rice parameter 1 is too small for these values');
@@ -191,8 +193,10 @@ describe('decodeRiceDeltas', () => {
   it('refuses bad arguments, naming them', () => {
     expectError(() => decodeRiceDeltas({ ...good, firstValue: new Uint8Array(3) }, 4), 'invalid-option', 'firstValue must be 4 bytes');
     expectError(() => decodeRiceDeltas({ ...good, firstValue: [0, 0, 0, 1] as never }, 4), 'invalid-option', 'firstValue must be 4 bytes');
-    for (const n of [-1, 1.5]) expectError(() => decodeRiceDeltas({ ...good, entriesCount: n }, 4), 'invalid-option', `entriesCount ${n} must be a non-negative integer`);
-    for (const k of [0, 32, 2.5]) expectError(() => decodeRiceDeltas({ ...good, riceParameter: k }, 4), 'invalid-option', `Rice parameter ${k} out of range (1 to 31)`);
+    for (const n of [-1, 1.5])
+      expectError(() => decodeRiceDeltas({ ...good, entriesCount: n }, 4), 'invalid-option', `entriesCount ${n} must be a non-negative integer`);
+    for (const k of [0, 32, 2.5])
+      expectError(() => decodeRiceDeltas({ ...good, riceParameter: k }, 4), 'invalid-option', `Rice parameter ${k} out of range (1 to 31)`);
     expectError(() => decodeRiceDeltas(good, 6), 'invalid-option', 'value width 6 must be 4, 8, …, 32 bytes');
   });
   it('with no deltas, ignores the parameter and needs no data', () => {
@@ -200,33 +204,53 @@ describe('decodeRiceDeltas', () => {
   });
   it('refuses a count the data cannot hold before reading it', () => {
     // Each delta needs at least k + 1 = 9 bits: 8 bytes hold 7.
-    expectError(() => decodeRiceDeltas({ ...good, entriesCount: 8, encodedData: new Uint8Array(8) }, 4), 'invalid-allow-set', 'Rice-coded data: 8 deltas cannot fit in 8 bytes');
+    expectError(
+      () => decodeRiceDeltas({ ...good, entriesCount: 8, encodedData: new Uint8Array(8) }, 4),
+      'invalid-allow-set',
+      'Rice-coded data: 8 deltas cannot fit in 8 bytes',
+    );
     expect(decodeRiceDeltas({ firstValue: u32(0), riceParameter: 8, entriesCount: 7, encodedData: new Uint8Array(8) }, 4)).toEqual(new Uint8Array(32));
   });
   it('refuses spare bytes but allows up to 7 bits of padding', () => {
-    expectError(() => decodeRiceDeltas({ ...good, encodedData: Uint8Array.of(...good.encodedData, 0) }, 4), 'invalid-allow-set', 'Rice-coded data: 1 spare bytes after the last delta');
+    expectError(
+      () => decodeRiceDeltas({ ...good, encodedData: Uint8Array.of(...good.encodedData, 0) }, 4),
+      'invalid-allow-set',
+      'Rice-coded data: 1 spare bytes after the last delta',
+    );
     const padded = decodeRiceDeltas({ firstValue: u32(0), riceParameter: 1, entriesCount: 1, encodedData: Uint8Array.of(0b10) }, 4);
     expect(padded).toEqual(u32(0, 1));
   });
   it('refuses sums and deltas that overflow the width', () => {
-    expectError(() => decodeRiceDeltas({ firstValue: u32(0xffffffff), riceParameter: 1, entriesCount: 1, encodedData: Uint8Array.of(0b10) }, 4), 'invalid-allow-set', 'Rice-coded data: value 1 overflows 32 bits');
+    expectError(
+      () => decodeRiceDeltas({ firstValue: u32(0xffffffff), riceParameter: 1, entriesCount: 1, encodedData: Uint8Array.of(0b10) }, 4),
+      'invalid-allow-set',
+      'Rice-coded data: value 1 overflows 32 bits',
+    );
     // k = 31, quotient 2: 2 << 31 needs 33 bits.
     const data = new BitWriter();
     data.writeUnary(2);
     data.writeBits(0, 31);
-    expectError(() => decodeRiceDeltas({ firstValue: u32(0), riceParameter: 31, entriesCount: 1, encodedData: data.bytes() }, 4), 'invalid-allow-set', 'Rice-coded data: delta 1 overflows 32 bits');
+    expectError(
+      () => decodeRiceDeltas({ firstValue: u32(0), riceParameter: 31, entriesCount: 1, encodedData: data.bytes() }, 4),
+      'invalid-allow-set',
+      'Rice-coded data: delta 1 overflows 32 bits',
+    );
     // In 8 bytes the same delta spills into the high word and is fine.
     const wide = decodeRiceDeltas({ firstValue: new Uint8Array(8), riceParameter: 31, entriesCount: 1, encodedData: data.bytes() }, 8);
     expect([...wide.slice(8)]).toEqual([0, 0, 0, 1, 0, 0, 0, 0]);
     // A carry between words: 0x00000000ffffffff + 1.
-    const carry = decodeRiceDeltas({ firstValue: Uint8Array.of(0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff), riceParameter: 1, entriesCount: 1, encodedData: Uint8Array.of(0b10) }, 8);
+    const carry = decodeRiceDeltas(
+      { firstValue: Uint8Array.of(0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff), riceParameter: 1, entriesCount: 1, encodedData: Uint8Array.of(0b10) },
+      8,
+    );
     expect([...carry.slice(8)]).toEqual([0, 0, 0, 1, 0, 0, 0, 0]);
   });
 });
 
 describe('decodeRiceIntegers', () => {
   it('refuses a first value that is not a uint32, naming it', () => {
-    for (const first of [-1, 2 ** 32, 1.5]) expectError(() => decodeRiceIntegers(first, 2, 0, new Uint8Array(0)), 'invalid-option', `first value ${first} is not a uint32`);
+    for (const first of [-1, 2 ** 32, 1.5])
+      expectError(() => decodeRiceIntegers(first, 2, 0, new Uint8Array(0)), 'invalid-option', `first value ${first} is not a uint32`);
   });
   it('accepts 0 and 2^32 − 1', () => {
     expect(decodeRiceIntegers(0, 2, 0, new Uint8Array(0))).toEqual([0]);

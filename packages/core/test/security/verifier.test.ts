@@ -31,7 +31,7 @@ describe('verify: denials say what was wrong', () => {
       expect(detailOf(verdict)).toMatch(/not a string/);
     }
   });
-  it('a syntax refusal passes on parseOrigin\'s reason and detail', () => {
+  it("a syntax refusal passes on parseOrigin's reason and detail", () => {
     const verdict = verifier.verify('https://Example.com');
     expect(verdict).toMatchObject({ allowed: false, origin: 'https://Example.com', reason: 'not-canonical' });
     expect(detailOf(verdict)).toMatch(/lowercase/);
@@ -73,7 +73,7 @@ describe('verify: denials say what was wrong', () => {
     expect(withoutWildcard).toMatchObject({ allowed: false, reason: 'hashed-unknown', cache: GOOGLE });
     expect(detailOf(withoutWildcard)).toBe('hashed prefix of no configured publisher domain');
   });
-  it('an unknown publisher\'s readable prefix names the publisher domain it spells', () => {
+  it("an unknown publisher's readable prefix names the publisher domain it spells", () => {
     const verdict = verifier.verify('https://www-other-net.www.bing-amp.com');
     expect(verdict).toMatchObject({ allowed: false, reason: 'unknown-publisher', cache: BING, prefix: 'www-other-net', publisherDomain: 'www.other.net' });
     expect(detailOf(verdict)).toBe('www.other.net is not a configured publisher');
@@ -81,7 +81,7 @@ describe('verify: denials say what was wrong', () => {
 });
 
 describe('verify: what an allowed verdict says', () => {
-  it('a cache origin under a wildcard rule: via cache, with the reversal\'s form', () => {
+  it("a cache origin under a wildcard rule: via cache, with the reversal's form", () => {
     expect(verifier.verify('https://news-example-org.www.bing-amp.com')).toEqual({
       allowed: true,
       origin: 'https://news-example-org.www.bing-amp.com',
@@ -100,21 +100,43 @@ describe('verify: what an allowed verdict says', () => {
     const unicodeHash = forms.find((f) => f.form === 'hash-unicode');
     const asciiHash = forms.find((f) => f.form === 'hash-ascii');
     expect(unicodeHash && asciiHash).toBeTruthy();
-    expect(idn.verify(`https://${unicodeHash!.prefix}.cdn.ampproject.org`)).toMatchObject({ allowed: true, reason: 'cache-origin-hashed', prefixForm: 'hash-unicode' });
-    expect(idn.verify(`https://${asciiHash!.prefix}.cdn.ampproject.org`)).toMatchObject({ allowed: true, reason: 'cache-origin-hashed', prefixForm: 'hash-ascii' });
+    expect(idn.verify(`https://${unicodeHash!.prefix}.cdn.ampproject.org`)).toMatchObject({
+      allowed: true,
+      reason: 'cache-origin-hashed',
+      prefixForm: 'hash-unicode',
+    });
+    expect(idn.verify(`https://${asciiHash!.prefix}.cdn.ampproject.org`)).toMatchObject({
+      allowed: true,
+      reason: 'cache-origin-hashed',
+      prefixForm: 'hash-ascii',
+    });
     // toolbox-cache-url hashes a name with "--" at positions 3–4: form toolbox, but a hash.
     const dashes = createVerifier({ publishers: ['in--trouble.com'] });
     const toolbox = prefixForms('in--trouble.com').find((f) => f.form === 'toolbox');
     expect(toolbox?.prefix).not.toContain('-');
-    expect(dashes.verify(`https://${toolbox!.prefix}.cdn.ampproject.org`)).toMatchObject({ allowed: true, reason: 'cache-origin-hashed', prefixForm: 'toolbox' });
+    expect(dashes.verify(`https://${toolbox!.prefix}.cdn.ampproject.org`)).toMatchObject({
+      allowed: true,
+      reason: 'cache-origin-hashed',
+      prefixForm: 'toolbox',
+    });
     // Its readable prefix 0-in----trouble-com-0 is also in.-.trouble.com's (an edge-hyphen label): denied, naming it.
     expect(dashes.verify(cacheOrigin('in--trouble.com'))).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'in.-.trouble.com' });
     // A readable prefix is not hashed.
-    expect(createVerifier({ publishers: ['in-trouble.com'] }).verify(cacheOrigin('in-trouble.com'))).toMatchObject({ allowed: true, reason: 'cache-origin', prefixForm: 'spec' });
+    expect(createVerifier({ publishers: ['in-trouble.com'] }).verify(cacheOrigin('in-trouble.com'))).toMatchObject({
+      allowed: true,
+      reason: 'cache-origin',
+      prefixForm: 'spec',
+    });
     expect(idn.verify(cacheOrigin('bücher.de'))).toMatchObject({ allowed: true, reason: 'cache-origin', prefixForm: 'spec' });
   });
   it('a publisher origin by the default rule names its domain', () => {
-    expect(verifier.verify('https://example.com')).toEqual({ allowed: true, origin: 'https://example.com', via: 'publisher', reason: 'publisher-origin', publisherDomain: 'example.com' });
+    expect(verifier.verify('https://example.com')).toEqual({
+      allowed: true,
+      origin: 'https://example.com',
+      via: 'publisher',
+      reason: 'publisher-origin',
+      publisherDomain: 'example.com',
+    });
   });
   it('an explicit origin: via publisher, and nothing else allowed by the default rule', () => {
     const explicit = createVerifier({ publishers: ['example.com'], origins: ['http://localhost:8080'] });
@@ -141,9 +163,17 @@ describe('verify: claimants with edge-hyphen labels under a wildcard rule (SPEC 
     expect(wildcard.verify('https://0-ab----cd-example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: true, reason: 'cache-origin-wildcard' });
     // An exact rule trusts only ab--cd.example.com: the twin is outside.
     const exact = createVerifier({ publishers: ['ab--cd.example.com'] });
-    expect(exact.verify('https://0-ab----cd-example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'ab.-.cd.example.com' });
+    expect(exact.verify('https://0-ab----cd-example-com-0.cdn.ampproject.org')).toMatchObject({
+      allowed: false,
+      reason: 'unknown-publisher',
+      publisherDomain: 'ab.-.cd.example.com',
+    });
     // a-.example.com and a.-example.com: the second is under *.example.com only if -example.com is… it is not.
-    expect(wildcard.verify('https://0-a---example-com-0.cdn.ampproject.org')).toMatchObject({ allowed: false, reason: 'unknown-publisher', publisherDomain: 'a.-example.com' });
+    expect(wildcard.verify('https://0-a---example-com-0.cdn.ampproject.org')).toMatchObject({
+      allowed: false,
+      reason: 'unknown-publisher',
+      publisherDomain: 'a.-example.com',
+    });
   });
   it('denies a prefix with more readings than the claimant search examines, even when every reading found is trusted', () => {
     const wildcard = createVerifier({ publishers: ['*.example.com'] });
@@ -187,7 +217,13 @@ describe('verify: __amp_source_origin', () => {
 describe('verify: legacy cache origins', () => {
   const legacy = createVerifier({ publishers: ['example.com'], legacyCacheOrigins: true });
   it('allows the bare cache origin only with the option, naming the cache', () => {
-    expect(legacy.verify('https://cdn.ampproject.org')).toEqual({ allowed: true, origin: 'https://cdn.ampproject.org', via: 'cache', reason: 'legacy-cache-origin', cache: GOOGLE });
+    expect(legacy.verify('https://cdn.ampproject.org')).toEqual({
+      allowed: true,
+      origin: 'https://cdn.ampproject.org',
+      via: 'cache',
+      reason: 'legacy-cache-origin',
+      cache: GOOGLE,
+    });
     expect(legacy.verify('https://www.bing-amp.com')).toMatchObject({ allowed: true, reason: 'legacy-cache-origin', cache: BING });
   });
   it('still refuses it over http or on a port', () => {
@@ -244,7 +280,12 @@ describe('createVerifier: configuration errors name the problem', () => {
     ['null', null, 'invalid-option', /createVerifier needs a configuration object/],
     ['a string', 'example.com', 'invalid-option', /createVerifier needs a configuration object/],
     ['origins as a string', { publishers: ['example.com'], origins: 'https://example.com' }, 'invalid-option', /origins must be an array/],
-    ['a non-canonical origin', { publishers: ['example.com'], origins: ['https://example.com:443'] }, 'invalid-origin', /origins: "https:\/\/example.com:443" is not a canonical http\(s\) origin \(not-canonical: default port written out\)/],
+    [
+      'a non-canonical origin',
+      { publishers: ['example.com'], origins: ['https://example.com:443'] },
+      'invalid-origin',
+      /origins: "https:\/\/example.com:443" is not a canonical http\(s\) origin \(not-canonical: default port written out\)/,
+    ],
     ['a non-string origin', { publishers: ['example.com'], origins: [42] }, 'invalid-origin', /origins: "42" is not a canonical/],
   ];
   it.each(cases)('%s', (_, config, code, message) => {
@@ -266,7 +307,12 @@ describe('createVerifier: configuration errors name the problem', () => {
     // Built inside the test: the allow-set's accessors are made when the verifier is.
     const built = createVerifier({ publishers: ['example.com', 'bücher.de', '*.example.org'] });
     expect(built.caches).toBe(CACHES);
-    expect(built.allowSet.get('https://example-com.cdn.ampproject.org')).toMatchObject({ publisherDomain: 'example.com', form: 'spec', cache: GOOGLE, prefix: 'example-com' });
+    expect(built.allowSet.get('https://example-com.cdn.ampproject.org')).toMatchObject({
+      publisherDomain: 'example.com',
+      form: 'spec',
+      cache: GOOGLE,
+      prefix: 'example-com',
+    });
     expect(built.allowSet.get('https://example-org.cdn.ampproject.org')).toBeUndefined(); // wildcard bases are reversed, not listed
     const expected = (prefixForms('example.com').length + prefixForms('bücher.de').length) * CACHES.length;
     expect(built.allowSet.size).toBe(expected);

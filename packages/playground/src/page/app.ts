@@ -180,13 +180,7 @@ function cacheList(publisherUrl: string, cache: AmpCache): HTMLElement {
     'section',
     { class: 'cache', 'data-cache': cache.id, 'aria-labelledby': titleId },
     el('h3', { id: titleId }, cache.name),
-    el(
-      'div',
-      { class: 'cache-row' },
-      el('span', { class: 'what' }, 'origin'),
-      code(origin, 'cache-origin'),
-      copyButton(origin, `${cache.name} origin`),
-    ),
+    el('div', { class: 'cache-row' }, el('span', { class: 'what' }, 'origin'), code(origin, 'cache-origin'), copyButton(origin, `${cache.name} origin`)),
     el('ul', { class: 'cache-urls' }, ...rows),
   );
 }
@@ -200,7 +194,8 @@ function renderUrls(): void {
   if (message.textContent !== '' || value === '') return;
   try {
     results.replaceChildren(...CACHES.map((cache) => cacheList(value, cache)));
-    if (hasInvisible(value)) message.textContent = 'The URL contains invisible or control characters (shown as \\u{…}); the URL parser drops tabs and line breaks.';
+    if (hasInvisible(value))
+      message.textContent = 'The URL contains invisible or control characters (shown as \\u{…}); the URL parser drops tabs and line breaks.';
   } catch (error) {
     message.textContent = errorText(error);
   }
@@ -214,7 +209,13 @@ function conclusion(explanation: OriginExplanation): HTMLElement {
     return el('span', { class: 'denied' }, 'Not reversed: ', el('code', { 'data-role': 'reason' }, result.reason), ` (${result.detail})`);
   }
   if (result.hashed) {
-    return el('span', { class: 'neutral' }, 'Hashed prefix on the ', result.cache.name, ': it cannot be reversed. Paste it with your domains in the check above to see whose it is.');
+    return el(
+      'span',
+      { class: 'neutral' },
+      'Hashed prefix on the ',
+      result.cache.name,
+      ': it cannot be reversed. Paste it with your domains in the check above to see whose it is.',
+    );
   }
   // Neutral on purpose: a reversed prefix names a domain, it does not make it trusted.
   return el(
@@ -346,7 +347,10 @@ function listErrors(entries: readonly ListEntry[], listError: string): HTMLEleme
     );
   });
   const count = bad.length === 1 ? '1 entry is' : `${bad.length} entries are`;
-  return [el('p', {}, `The domain list is refused (a server given it would not start): ${count} invalid. Fix or remove:`), el('ul', { class: 'entry-errors' }, ...items)];
+  return [
+    el('p', {}, `The domain list is refused (a server given it would not start): ${count} invalid. Fix or remove:`),
+    el('ul', { class: 'entry-errors' }, ...items),
+  ];
 }
 
 function renderCheck(): void {

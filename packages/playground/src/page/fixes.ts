@@ -20,17 +20,17 @@ export const DENY_FIXES: Readonly<Record<DenyReason, string>> = Object.freeze({
   userinfo: 'Remove the user:password@ part: a browser never puts credentials in an Origin.',
   path: 'An Origin has no path, query or trailing slash: keep only scheme://host[:port].',
   'not-canonical':
-    'Browsers send the host in lowercase and in punycode (xn--…), without a default port or trailing dot: use the origin exactly as the browser\'s Network panel shows it.',
+    "Browsers send the host in lowercase and in punycode (xn--…), without a default port or trailing dot: use the origin exactly as the browser's Network panel shows it.",
   'insecure-scheme':
-    'AMP caches serve only over https, and by default so do your own origins: load the page over https; a local http development origin must be listed exactly in the verifier\'s origins option.',
+    "AMP caches serve only over https, and by default so do your own origins: load the page over https; a local http development origin must be listed exactly in the verifier's origins option.",
   'non-default-port':
-    'Only the default port is trusted by default: add the exact origin with its port (e.g. https://example.com:8443) to the verifier\'s origins option; cache origins never use another port.',
+    "Only the default port is trusted by default: add the exact origin with its port (e.g. https://example.com:8443) to the verifier's origins option; cache origins never use another port.",
   'unknown-origin':
     'This origin is neither an AMP cache origin nor one of your sites: if it is your site, add its domain to the publisher list (or the exact origin to the origins option).',
   'unknown-publisher':
     'The AMP cache serves this page for a domain that is not on your list: if you own that publisher domain (shown below), add it, or *.its-parent for all its subdomains.',
   'hashed-unknown':
-    'The cache used a hashed prefix (the domain is too long or unusual to spell out) and none of your exact domains produces it: list the page\'s domain exactly, since a *. rule cannot match a hashed prefix.',
+    "The cache used a hashed prefix (the domain is too long or unusual to spell out) and none of your exact domains produces it: list the page's domain exactly, since a *. rule cannot match a hashed prefix.",
   'legacy-cache-origin':
     'A bare cache origin (https://cdn.ampproject.org) names no publisher, so any page on the cache could send it: only very old AMP viewers do; set legacyCacheOrigins: true only if you must serve them.',
   'not-a-label':
