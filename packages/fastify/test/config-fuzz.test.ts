@@ -14,36 +14,14 @@
  *
  * The key list is this test's own oracle, written from the README.
  */
-import { isAmpCorsError } from '@ampcors/core';
+import { AMP_CORS_CONFIG_KEYS, isAmpCorsError } from '@ampcors/core';
 import { ampCors, type FastifyAmpCorsOptions } from '@ampcors/fastify';
 import fastify from 'fastify';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 const EVIL = 'https://evil.example';
-const KNOWN = [
-  'publishers',
-  'origins',
-  'caches',
-  'legacyCacheOrigins',
-  'verifier',
-  'credentials',
-  'methods',
-  'allowedHeaders',
-  'exposedHeaders',
-  'maxAge',
-  'preflightStatus',
-  'preflightContinue',
-  'privateNetworkAccess',
-  'onDenied',
-  'email',
-  'origin',
-  'optionsSuccessStatus',
-  'preflight',
-  'strictPreflight',
-  'hideOptionsRoute',
-  'hook',
-];
+const KNOWN = [...AMP_CORS_CONFIG_KEYS, 'origin', 'optionsSuccessStatus', 'preflight', 'strictPreflight', 'hideOptionsRoute', 'hook'];
 const TYPOS = ['orgin', 'publisher', 'credentails', 'allowMethods', 'cacheControl', 'delegator', 'exposeHeaders'];
 
 const values = fc.constantFrom<unknown>(

@@ -17,34 +17,14 @@
  *
  * The key list is this test's own oracle, written from the README.
  */
-import { createVerifier, isAmpCorsError } from '@ampcors/core';
+import { AMP_CORS_CONFIG_KEYS, createVerifier, isAmpCorsError } from '@ampcors/core';
 import { ampCors, type AmpCorsVariables } from '@ampcors/hono';
 import fc from 'fast-check';
 import { Hono } from 'hono';
 import { expect, it } from 'vitest';
 
 const EVIL = 'https://evil.example';
-const KEYS = [
-  'publishers',
-  'origins',
-  'caches',
-  'legacyCacheOrigins',
-  'verifier',
-  'credentials',
-  'methods',
-  'allowedHeaders',
-  'exposedHeaders',
-  'maxAge',
-  'preflightStatus',
-  'preflightContinue',
-  'privateNetworkAccess',
-  'onDenied',
-  'email',
-  'origin',
-  'allowMethods',
-  'allowHeaders',
-  'exposeHeaders',
-];
+const KEYS = [...AMP_CORS_CONFIG_KEYS, 'origin', 'allowMethods', 'allowHeaders', 'exposeHeaders'];
 const MODE_KEYS = ['publishers', 'origins', 'verifier', 'origin'];
 const TYPOS = ['publisher', 'orgin', 'origins ', 'credentails', 'allowMethod', 'allowOrigin', 'exposeHeader', 'maxage', 'allowCredentials', 'cors'];
 
