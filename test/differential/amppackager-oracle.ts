@@ -21,7 +21,7 @@
 // - its tables are Unicode 13.0's: characters assigned later, and a few whose
 //   UTS #46 status changed since (≠, ≮, ≯ are refused under STD3 rules), are
 //   refused (idna-unicode13-refused.json, computed once against x/net/idna).
-import { createHash } from 'node:crypto';
+import { sha256Base32 } from './sha256-base32.js';
 import { createRequire } from 'node:module';
 import unicode13 from './idna-unicode13-refused.json' with { type: 'json' };
 
@@ -275,28 +275,9 @@ function toAsciiLookup(label: string, transitional: boolean): string | null {
   return labelsRefused(mapped) ? null : ascii;
 }
 
-/** RFC 4648 base32 (uppercase alphabet, no padding) of a byte string. */
-function base32(bytes: Uint8Array): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(buffer >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31];
-  return out;
-}
-
 /** The hash form: base32 of SHA-256 of the UTF-8 input, lowercase, first 52 characters. */
 export function amppackagerHash(host: string): string {
-  return base32(createHash('sha256').update(host, 'utf8').digest()).slice(0, 52).toLowerCase();
+  return sha256Base32(host).slice(0, 52);
 }
 
 /**
