@@ -1,0 +1,39 @@
+/**
+ * `@ampcors/core/adapter` — what a framework adapter needs and an
+ * application does not: the policy an adapter builds once, the request facts
+ * it reads, the plan it applies, and the drop-in helpers for the peers'
+ * option shapes. Every adapter of this repository is written on this entry
+ * alone (plus the user-facing types of the main entry); an adapter for
+ * another framework can be too.
+ *
+ * @packageDocumentation
+ */
+export {
+  type AdapterOptionsSpec,
+  AMP_CORS_CONFIG_KEYS,
+  type AmpCorsConfig,
+  type CorsDecision,
+  type CorsPolicy,
+  createCorsPolicy,
+  type VerdictSource,
+} from './cors-policy.js';
+export {
+  AMP_REDIRECT_TO,
+  AMP_SOURCE_ORIGIN_HEADER,
+  appendVary,
+  type CorsPlan,
+  type CorsRequest,
+  isPreflight,
+  normalizeCorsOptions,
+  type NormalizedCorsOptions,
+  planCors,
+  reflectableHeaders,
+  sourceOriginOfUrl,
+  verifyContextOf,
+} from './cors-response.js';
+export { applyHeadersAtomically, type HeaderTarget, type StoredHeaderValue } from './apply-headers.js';
+export { checkOptionKeys, type ConfigMode, type ConfigProblem, ConfigProblems, type OptionKeysSpec } from './config-check.js';
+export { CORS_OPTION_KEYS } from './cors-options.js';
+export { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption, type OriginOptionMode } from './legacy-origin-option.js';
+export { fetchRequestFacts, type HeaderLookup, isThenable, nodeHeader, type NodeHeaders, nodeRequestFacts, requestFacts } from './request-facts.js';
+export { askOriginCallback, type OriginCallbackAnswer } from './origin-callback.js';
