@@ -6,25 +6,28 @@
  * @packageDocumentation
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AmpCorsConfig, EmailSender, Verdict } from '@ampcors/core';
 import {
-  type AmpCorsConfig,
+  type AdapterOptionsSpec,
   appendVary,
   applyHeadersAtomically,
   compileOriginOption,
+  type ConfigMode,
+  type ConfigProblems,
   type CorsPlan,
-  type CorsRequest,
   createCorsPolicy,
-  type EmailSender,
+  isThenable,
   judgeWithOriginMatcher,
+  nodeHeader,
+  nodeRequestFacts,
   type NormalizedCorsOptions,
   normalizeCorsOptions,
   type OriginMatcher,
-  sourceOriginOfUrl,
-  type Verdict,
   type VerdictSource,
-} from '@ampcors/core';
+} from '@ampcors/core/adapter';
 
-export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type Verdict, type VerdictSource } from '@ampcors/core';
+export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type Verdict } from '@ampcors/core';
+export type { VerdictSource } from '@ampcors/core/adapter';
 
 /** What the middleware puts in `ctx.state`; use it as the app's state type: `new Koa<AmpCorsState>()`. */
 export interface AmpCorsState {
@@ -82,36 +85,11 @@ export type AmpCorsKoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unk
 /** `@koa/cors`'s default `Access-Control-Allow-Methods`, kept in drop-in mode. */
 const KOA_CORS_METHODS = 'GET,HEAD,PUT,POST,DELETE,PATCH';
 
-/** How an adapter's options are checked and mapped (core's `AdapterOptionsSpec`). */
-type AdapterOptionsSpec = Exclude<Parameters<typeof createCorsPolicy>[1], boolean | undefined>;
-/** The mode an adapter's options name (core's `ConfigMode`). */
-type ConfigMode = Parameters<AdapterOptionsSpec['map']>[1];
 
 const SECURE_CONTEXT = [
   ['Cross-Origin-Opener-Policy', 'same-origin'],
   ['Cross-Origin-Embedder-Policy', 'require-corp'],
 ] as const;
-
-function headerOf(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function factsOf(ctx: KoaContextLike): CorsRequest {
-  const req = ctx.req;
-  return {
-    method: req.method ?? 'GET',
-    origin: headerOf(req, 'origin'),
-    ampSameOrigin: headerOf(req, 'amp-same-origin'),
-    requestMethod: headerOf(req, 'access-control-request-method'),
-    requestHeaders: headerOf(req, 'access-control-request-headers'),
-    requestPrivateNetwork: headerOf(req, 'access-control-request-private-network'),
-    emailSender: headerOf(req, 'amp-email-sender'),
-    sourceOrigin: sourceOriginOfUrl(ctx.originalUrl ?? req.url ?? '/'),
-    secFetchSite: headerOf(req, 'sec-fetch-site'),
-  };
-}
 
 function matcherSource(matcher: OriginMatcher): VerdictSource {
   return { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
@@ -125,7 +103,7 @@ function matcherSource(matcher: OriginMatcher): VerdictSource {
  */
 function koaAnswer(answer: unknown, withCredentials: boolean): unknown {
   const read = (value: unknown) => (typeof value === 'string' && value !== '' ? (value === '*' && withCredentials ? true : value) : false);
-  return typeof (answer as { then?: unknown } | null)?.then === 'function' ? Promise.resolve(answer).then(read) : read(answer);
+  return isThenable(answer) ? Promise.resolve(answer).then(read) : read(answer);
 }
 
 const PROBE_HOST = 'ampcors-probe.invalid';
@@ -208,7 +186,7 @@ interface Compiled {
  * defaults (its methods, credentials off, denied origins passed on) when its
  * `origin` option decides; the problems of its own keys go to `problems`.
  */
-function koaConfig(given: KoaAmpCorsOptions, mode: ConfigMode, problems: Parameters<AdapterOptionsSpec['map']>[2]): AmpCorsConfig {
+function koaConfig(given: KoaAmpCorsOptions, mode: ConfigMode, problems: ConfigProblems): AmpCorsConfig {
   const { origin, allowMethods, allowHeaders, exposeHeaders, credentials, maxAge, keepHeadersOnError, secureContext, ...rest } = given;
   const dropIn = origin !== undefined;
   if (typeof maxAge === 'string' && !/^[0-9]+$/.test(maxAge)) problems.add('invalid-option', 'maxAge must be a non-negative whole number of seconds');
@@ -315,7 +293,7 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
 
   const sourceFor = (ctx: KoaContextLike, withCredentials: boolean): VerdictSource | null => {
     if (typeof origin !== 'function' || guarded === null) return staticSource;
-    const own = headerOf(ctx.req, 'origin');
+    const own = nodeHeader(ctx.req.headers, 'origin');
     return guarded((asked) => koaAnswer(origin(asked === own ? ctx : (contextAbout(ctx, asked) as KoaContextLike)), withCredentials), withCredentials);
   };
 
@@ -339,7 +317,7 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
     let plan: CorsPlan;
     try {
       const withCredentials = typeof credentials === 'function' ? !!(await credentials(ctx)) : staticCredentials;
-      const decided = policy.decide(factsOf(ctx), sourceFor(ctx, withCredentials), withCredentials ? policy.options : withoutCredentials);
+      const decided = policy.decide(nodeRequestFacts(ctx.req, ctx.originalUrl), sourceFor(ctx, withCredentials), withCredentials ? policy.options : withoutCredentials);
       const { verdict, plan: planned } = decided instanceof Promise ? await decided : decided;
       plan = planned;
       apply(ctx, plan);
