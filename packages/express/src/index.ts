@@ -6,23 +6,24 @@
  * @packageDocumentation
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EmailSender, Verdict } from '@ampcors/core';
 import {
+  type AdapterOptionsSpec,
   type AmpCorsConfig,
   appendVary,
   applyHeadersAtomically,
+  askOriginCallback,
   compileOriginOption,
   type CorsDecision,
   type CorsPolicy,
-  type CorsRequest,
   createCorsPolicy,
-  type EmailSender,
+  isThenable,
   judgeWithOriginMatcher,
+  nodeRequestFacts,
   type OriginMatcher,
   type OriginOption,
-  sourceOriginOfUrl,
-  type Verdict,
   type VerdictSource,
-} from '@ampcors/core';
+} from '@ampcors/core/adapter';
 
 export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type OriginOption, type Verdict, type VerdictSource } from '@ampcors/core';
 
@@ -73,49 +74,6 @@ interface Configured {
   /** The origin source of the `origin` option (static, or a guarded origin callback). */
   readonly origin: VerdictSource | null;
 }
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-type Settled = { readonly error: unknown } | { readonly answer: unknown };
-
-/**
- * Asks a `cors` origin callback about `origin`: its answer now when it calls
- * back synchronously (or throws now), otherwise a Promise of it. A function
- * returning a Promise may answer with the Promise's value instead of the
- * callback; a rejection is an error, as `callback(error)` is.
- */
-// Twin of askFunction in packages/fastify/src/index.ts: keep in step.
-function askCallback(callback: OriginCallback, origin: string): unknown {
-  let settled: Settled | undefined;
-  let deliver: ((outcome: Settled) => void) | undefined;
-  const done = (outcome: Settled) => {
-    if (settled !== undefined) return;
-    settled = outcome;
-    deliver?.(outcome);
-  };
-  const returned: unknown = callback(origin, (error, allow) => done(error ? { error } : { answer: allow }));
-  // Even after a synchronous answer: a rejection left unhandled would stop the process.
-  if (isThenable(returned)) {
-    returned.then(
-      (value) => {
-        if (value !== undefined) done({ answer: value });
-      },
-      (error: unknown) => done({ error: error ?? new Error('the origin function rejected') }),
-    );
-  }
-  if (settled !== undefined) {
-    if ('error' in settled) throw settled.error;
-    return settled.answer;
-  }
-  return new Promise<unknown>((resolve, reject) => {
-    deliver = (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.answer));
-  });
-}
-
-/** How an adapter's options are checked and mapped (core's `AdapterOptionsSpec`). */
-type AdapterOptionsSpec = Exclude<Parameters<typeof createCorsPolicy>[1], boolean | undefined>;
 
 /**
  * The configuration check of {@link ampCors} (issue #15): unknown keys name
@@ -168,30 +126,10 @@ function configure(options: unknown): Configured {
   if (typeof origin === 'function') {
     // Asked about canary origins now (a callback allowing every origin is refused with credentials, like `true`), then per request.
     const callback = origin;
-    return { policy, origin: policy.guardOriginFunction((asked) => askCallback(callback, asked), policy.options.credentials)() };
+    return { policy, origin: policy.guardOriginFunction((asked) => askOriginCallback((answer) => callback(asked, answer)), policy.options.credentials)() };
   }
   const matcher = compiled.matcher;
   return { policy, origin: matcher === undefined ? null : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) } };
-}
-
-function headerOf(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function factsOf(req: IncomingMessage & { originalUrl?: string }): CorsRequest {
-  return {
-    method: req.method ?? 'GET',
-    origin: headerOf(req, 'origin'),
-    ampSameOrigin: headerOf(req, 'amp-same-origin'),
-    requestMethod: headerOf(req, 'access-control-request-method'),
-    requestHeaders: headerOf(req, 'access-control-request-headers'),
-    requestPrivateNetwork: headerOf(req, 'access-control-request-private-network'),
-    emailSender: headerOf(req, 'amp-email-sender'),
-    sourceOrigin: sourceOriginOfUrl(req.originalUrl ?? req.url ?? '/'),
-    secFetchSite: headerOf(req, 'sec-fetch-site'),
-  };
 }
 
 function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void {
@@ -213,7 +151,7 @@ function fail(error: unknown, res: ServerResponse, next: (error?: unknown) => vo
 
 function run(configured: Configured, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void {
   try {
-    const decision = configured.policy.decide(factsOf(req), configured.origin);
+    const decision = configured.policy.decide(nodeRequestFacts(req, (req as { originalUrl?: string }).originalUrl), configured.origin);
     if (isThenable(decision)) {
       decision.then(
         (settled) => {
