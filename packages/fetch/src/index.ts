@@ -5,21 +5,20 @@
  *
  * @packageDocumentation
  */
+import { AmpCorsError, type EmailSender, type Verdict } from '@ampcors/core';
 import {
   type AmpCorsConfig,
-  AmpCorsError,
   appendVary,
   type CorsPlan,
   type CorsPolicy,
-  type CorsRequest,
   createCorsPolicy,
-  type EmailSender,
+  fetchRequestFacts,
+  isThenable,
   planCors,
-  sourceOriginOfUrl,
-  type Verdict,
-} from '@ampcors/core';
+} from '@ampcors/core/adapter';
 
-export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type Verdict, type VerdictSource } from '@ampcors/core';
+export { ampRedirectTo, AmpCorsError, type CorsOptions, type Verdict } from '@ampcors/core';
+export { type AmpCorsConfig, type VerdictSource } from '@ampcors/core/adapter';
 
 /** Options of the Fetch adapter: the core configuration plus an error hook. */
 export interface FetchAmpCorsOptions extends AmpCorsConfig {
@@ -62,25 +61,6 @@ const adapters = new WeakMap<object, FetchAmpCors>();
  */
 export function ampCorsOf(request: Request): AmpCorsResult | undefined {
   return results.get(request);
-}
-
-function factsOf(request: Request): CorsRequest {
-  const headers = request.headers;
-  return {
-    method: request.method,
-    origin: headers.get('origin'),
-    ampSameOrigin: headers.get('amp-same-origin'),
-    requestMethod: headers.get('access-control-request-method'),
-    requestHeaders: headers.get('access-control-request-headers'),
-    requestPrivateNetwork: headers.get('access-control-request-private-network'),
-    emailSender: headers.get('amp-email-sender'),
-    sourceOrigin: sourceOriginOfUrl(request.url),
-    secFetchSite: headers.get('sec-fetch-site'),
-  };
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function setAll(headers: ReadonlyArray<readonly [string, string]>, into: Headers): void {
@@ -180,7 +160,7 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
       );
     return async (request: Request, ...rest: A): Promise<Response> => {
       try {
-        const decided = policy.decide(factsOf(request));
+        const decided = policy.decide(fetchRequestFacts(request));
         const { verdict, plan } = isThenable(decided) ? await decided : decided;
         results.set(request, plan.email === undefined ? { verdict } : { verdict, email: plan.email });
         if (plan.handled) {
@@ -198,12 +178,12 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
   };
 
   const verifyRequest = (request: Request): Verdict | Promise<Verdict> => {
-    const decision = policy.decide(factsOf(request));
+    const decision = policy.decide(fetchRequestFacts(request));
     return isThenable(decision) ? decision.then((d) => d.verdict) : decision.verdict;
   };
 
   const corsHeaders = (verdict: Verdict, request: Request): Headers => {
-    const plan = planCors(factsOf(request), verdict, policy.options);
+    const plan = planCors(fetchRequestFacts(request), verdict, policy.options);
     return planHeaders(plan.kind === 'reject' ? { ...plan, headers: [] } : plan, new Headers());
   };
 

@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { expect, it } from 'vitest';
 
-const src = (pkg: string) => fileURLToPath(new URL(`../../${pkg}/src/index.ts`, import.meta.url));
+const src = (pkg: string, entry = 'index') => fileURLToPath(new URL(`../../${pkg}/src/${entry}.ts`, import.meta.url));
 
 it('loads and answers in workerd when configured in global scope', async () => {
   const bundle = await build({
@@ -19,7 +19,7 @@ it('loads and answers in workerd when configured in global scope', async () => {
       resolveDir: fileURLToPath(new URL('.', import.meta.url)),
       loader: 'ts',
     },
-    alias: { '@ampcors/fetch': src('fetch'), '@ampcors/core': src('core') },
+    alias: { '@ampcors/fetch': src('fetch'), '@ampcors/core/adapter': src('core', 'adapter'), '@ampcors/core': src('core') },
     bundle: true,
     format: 'esm',
     platform: 'neutral',

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import type { EmailSender, Verdict } from '@ampcors/core';
 import {
   type AdapterOptionsSpec,
   type AmpCorsConfig,
@@ -13,19 +14,19 @@ import {
   type CorsPlan,
   type CorsRequest,
   createCorsPolicy,
-  type EmailSender,
+  fetchRequestFacts,
   isPreflight,
+  isThenable,
   judgeWithOriginMatcher,
   normalizeCorsOptions,
   type NormalizedCorsOptions,
   type OriginMatcher,
-  sourceOriginOfUrl,
-  type Verdict,
   type VerdictSource,
-} from '@ampcors/core';
+} from '@ampcors/core/adapter';
 import { Context, type MiddlewareHandler } from 'hono';
 
-export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type Verdict, type VerdictSource } from '@ampcors/core';
+export { ampRedirectTo, AmpCorsError, type CorsOptions, type Verdict } from '@ampcors/core';
+export { type AmpCorsConfig, type VerdictSource } from '@ampcors/core/adapter';
 
 /**
  * What the middleware sets on the context: type the app with it,
@@ -123,27 +124,10 @@ function honoSpec(compiled: Compiled): AdapterOptionsSpec {
   };
 }
 
-/** The request facts core judges, read from the Fetch `Request` under `c`. */
-function factsOf(c: Context): CorsRequest {
-  const req = c.req.raw;
-  const headers = req.headers;
-  return {
-    method: req.method,
-    origin: headers.get('origin'),
-    ampSameOrigin: headers.get('amp-same-origin'),
-    requestMethod: headers.get('access-control-request-method'),
-    requestHeaders: headers.get('access-control-request-headers'),
-    requestPrivateNetwork: headers.get('access-control-request-private-network'),
-    emailSender: headers.get('amp-email-sender'),
-    sourceOrigin: sourceOriginOfUrl(req.url),
-    secFetchSite: headers.get('sec-fetch-site'),
-  };
-}
-
 /** An origin function's answer as an origin option: a non-empty string as is, anything else none. */
 function honoAnswer(answer: unknown): unknown {
   const read = (value: unknown) => (typeof value === 'string' && value !== '' ? value : false);
-  return typeof (answer as { then?: unknown } | null)?.then === 'function' ? Promise.resolve(answer).then(read) : read(answer);
+  return isThenable(answer) ? Promise.resolve(answer).then(read) : read(answer);
 }
 
 /**
@@ -238,10 +222,10 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
   return async function ampCorsMiddleware(c, next) {
     let plan: CorsPlan;
     try {
-      const facts = factsOf(c);
+      const facts = fetchRequestFacts(c.req.raw);
       const opts = typeof allowMethods === 'function' ? await optionsFor(c, facts) : policy.options;
       const decided = policy.decide(facts, sourceFor(c, facts.origin), opts);
-      const decision = decided instanceof Promise ? await decided : decided;
+      const decision = isThenable(decided) ? await decided : decided;
       plan = decision.plan;
       c.set('ampCors', decision.verdict);
       if (plan.email !== undefined) c.set('ampCorsEmail', plan.email);
