@@ -17,12 +17,15 @@ type Settled = { readonly error: unknown } | { readonly answer: unknown };
  * now when the function called back synchronously (or threw now), otherwise
  * a Promise of it. A function returning a Promise may answer with the
  * Promise's value instead of the callback (a value of `undefined` is no
- * answer: the callback is awaited); a rejection is an error, as
- * `callback(error)` is. The first answer wins; later ones are ignored.
+ * answer: the callback is awaited, unless `options.promiseAnswers`); a
+ * rejection is an error, as `callback(error)` is. The first answer wins;
+ * later ones are ignored.
  *
+ * @param options - `promiseAnswers: true` reads a Promise's value as the answer even when it is `undefined` (`@fastify/cors` does: an `async` function that returns nothing has answered, and must not leave the request waiting for a callback nobody will call)
  * @throws what the function threw, or the error it called back with synchronously.
  */
-export function askOriginCallback(invoke: (callback: OriginCallbackAnswer) => unknown): unknown {
+export function askOriginCallback(invoke: (callback: OriginCallbackAnswer) => unknown, options?: { readonly promiseAnswers?: boolean }): unknown {
+  const promiseAnswers = options?.promiseAnswers === true;
   let settled: Settled | undefined;
   let deliver: ((outcome: Settled) => void) | undefined;
   const done = (outcome: Settled) => {
@@ -35,7 +38,7 @@ export function askOriginCallback(invoke: (callback: OriginCallbackAnswer) => un
   if (isThenable(returned)) {
     returned.then(
       (value) => {
-        if (value !== undefined) done({ answer: value });
+        if (value !== undefined || promiseAnswers) done({ answer: value });
       },
       (error: unknown) => done({ error: error ?? new Error('the origin function rejected') }),
     );

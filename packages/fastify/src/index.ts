@@ -5,25 +5,25 @@
  *
  * @packageDocumentation
  */
+import type { EmailSender, Verdict } from '@ampcors/core';
 import {
   type AmpCorsConfig,
   appendVary,
+  askOriginCallback,
   compileOriginOption,
   type CorsDecision,
-  type CorsRequest,
   createCorsPolicy,
-  type EmailSender,
   judgeWithOriginMatcher,
+  nodeRequestFacts,
   type OriginMatcher,
   type OriginOption,
-  sourceOriginOfUrl,
-  type Verdict,
   type VerdictSource,
-} from '@ampcors/core';
+} from '@ampcors/core/adapter';
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
 import fp from 'fastify-plugin';
 
-export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type OriginOption, type Verdict, type VerdictSource } from '@ampcors/core';
+export { ampRedirectTo, AmpCorsError, type CorsOptions, type Verdict } from '@ampcors/core';
+export type { AmpCorsConfig, OriginOption, VerdictSource } from '@ampcors/core/adapter';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -108,54 +108,6 @@ function fastifySpec(compiled: { matcher?: OriginMatcher }): AdapterOptionsSpec 
   };
 }
 
-/**
- * Asks an origin function about `origin`: its answer now when it calls back
- * synchronously (or throws now), otherwise a Promise of its callback's or
- * its Promise's answer; an error or rejection rejects.
- */
-// Twin of askCallback in packages/express/src/index.ts: keep in step.
-function askFunction(fn: OriginFunction, self: FastifyInstance, origin: string): unknown {
-  let settled: { error: unknown } | { answer: unknown } | undefined;
-  let deliver: ((outcome: NonNullable<typeof settled>) => void) | undefined;
-  const done = (outcome: NonNullable<typeof settled>) => {
-    if (settled !== undefined) return;
-    settled = outcome;
-    deliver?.(outcome);
-  };
-  const returned = fn.call(self, origin, (error, allow) => done(error ? { error } : { answer: allow }));
-  // Even after a synchronous answer: a rejection left unhandled would stop the process.
-  if (returned && typeof returned.then === 'function')
-    returned.then(
-      (answer) => done({ answer }),
-      (error: unknown) => done({ error: error ?? new Error('the origin function rejected') }),
-    );
-  if (settled !== undefined) {
-    if ('error' in settled) throw settled.error;
-    return settled.answer;
-  }
-  return new Promise((resolve, reject) => (deliver = (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.answer))));
-}
-
-function headerOf(request: FastifyRequest, name: string): string | null {
-  const value = request.headers[name];
-  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-}
-
-function factsOf(request: FastifyRequest, preflight: boolean): CorsRequest {
-  return {
-    method: request.method,
-    origin: headerOf(request, 'origin'),
-    ampSameOrigin: headerOf(request, 'amp-same-origin'),
-    // `preflight: false`: an OPTIONS is answered as any other request.
-    requestMethod: preflight ? headerOf(request, 'access-control-request-method') : null,
-    requestHeaders: headerOf(request, 'access-control-request-headers'),
-    requestPrivateNetwork: headerOf(request, 'access-control-request-private-network'),
-    emailSender: headerOf(request, 'amp-email-sender'),
-    sourceOrigin: sourceOriginOfUrl(request.raw.url ?? '/'),
-    secFetchSite: headerOf(request, 'sec-fetch-site'),
-  };
-}
-
 /** Validates the options and installs the hook, the decorators and the `OPTIONS *` route. */
 function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void {
   // Anything but an object (`@fastify/cors`'s options delegator, a function) is left for core to refuse, never read as "no options".
@@ -170,7 +122,10 @@ function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void
   // An origin function is asked about canary origins now: one allowing every origin is refused with credentials, like `true`.
   const source: VerdictSource | null =
     typeof origin === 'function'
-      ? policy.guardOriginFunction((asked) => askFunction(origin, fastify, asked))()
+      ? policy.guardOriginFunction((asked) =>
+          // A Promise's value is the answer, even `undefined` (as @fastify/cors reads it): never a wait for a callback nobody calls.
+          askOriginCallback((answer) => origin.call(fastify, asked, answer), { promiseAnswers: true }),
+        )()
       : matcher === undefined
         ? null
         : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
@@ -218,7 +173,7 @@ function install(fastify: FastifyInstance, options: FastifyAmpCorsOptions): void
         return;
       }
       // 2. Core decides, from the request's facts.
-      decided = policy.decide(factsOf(request, preflight), source);
+      decided = policy.decide(nodeRequestFacts(request.raw, undefined, preflight), source);
     } catch (error) {
       return fail(error, reply, done);
     }

@@ -196,6 +196,38 @@ describe.each([
     }
   });
 
+  it('attacker: an async origin function that resolves undefined has answered "no": the request neither hangs nor is allowed', async () => {
+    const late: Array<() => void> = [];
+    for (const [origin, credentials] of [
+      // Returns nothing for a foreign origin (an `if` without `else`).
+      [
+        async (value: string | undefined) => {
+          if (value === 'https://app.example') return true;
+        },
+        true,
+      ],
+      // Resolves before it calls back: @fastify/cors reads the Promise first too; the late `true` must not allow.
+      [
+        async (_value: string | undefined, cb: (error: Error | null, allow?: boolean) => void) => {
+          late.push(() => cb(null, true));
+        },
+        false,
+      ],
+    ] as const) {
+      const probe = fresh();
+      const app = await build(create, { origin, credentials }, probe);
+      const res = await app.inject({ method: 'GET', url: '/api/items', headers: { origin: EVIL, cookie: 'session=1' } });
+      for (const answer of late.splice(0)) answer();
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      const preflight = await app.inject({ method: 'OPTIONS', url: '/api/subscribe', headers: { origin: EVIL, 'access-control-request-method': 'POST' } });
+      for (const answer of late.splice(0)) answer();
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      expect(probe.runs).toBe(1);
+    }
+  });
+
   it('no options: the literal *, no credentials; strict preflight (400) and preflight: false (not answered)', async () => {
     const probe = fresh();
     const app = await build(create, undefined, probe);
