@@ -53,7 +53,7 @@ export const GROUPS: Record<string, string[]> = {
 };
 
 /** Entry files: re-exports only, nothing to mutate. */
-const ENTRIES = new Set(['index.ts', 'adapter.ts', 'safe-browsing.ts']);
+const ENTRIES = new Set(['index.ts', 'adapter.ts', 'safe-browsing.ts', 'algorithms.ts']);
 
 interface Mutant {
   id: string;

@@ -34,6 +34,14 @@ export {
 export { applyHeadersAtomically, type HeaderTarget, type StoredHeaderValue } from './apply-headers.js';
 export { checkOptionKeys, type ConfigMode, type ConfigProblem, ConfigProblems, type OptionKeysSpec } from './config-check.js';
 export { CORS_OPTION_KEYS } from './cors-options.js';
-export { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption, type OriginOptionMode } from './legacy-origin-option.js';
+export {
+  compileOriginOption,
+  judgeWithOriginMatcher,
+  type OriginAsk,
+  type OriginFunctionSource,
+  type OriginMatcher,
+  type OriginOption,
+  type OriginOptionMode,
+} from './legacy-origin-option.js';
 export { fetchRequestFacts, type HeaderLookup, isThenable, nodeHeader, type NodeHeaders, nodeRequestFacts, requestFacts } from './request-facts.js';
 export { askOriginCallback, type OriginCallbackAnswer } from './origin-callback.js';
