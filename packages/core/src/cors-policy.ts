@@ -11,8 +11,10 @@ import {
 import { checkOptionKeys, type ConfigMode, ConfigProblems, type OptionKeysSpec } from './config-check.js';
 import { CORS_OPTION_KEYS } from './cors-options.js';
 import { AmpCorsError } from './errors.js';
+import { isThenable } from './request-facts.js';
 import { guardOriginFunction, type OriginAsk, type OriginFunctionSource } from './legacy-origin-option.js';
-import { createVerifier, type Verdict, type VerifyContext } from './verifier.js';
+import { type AllowSetOption, combineVerdictSources, firstAllowingVerdict, verdictSourcesOf } from './verdict-sources.js';
+import type { Verdict, VerifyContext } from './verifier.js';
 
 /**
  * Anything that judges an `Origin`: a core {@link createVerifier} result, or
@@ -25,12 +27,14 @@ export interface VerdictSource {
 }
 
 /**
- * The configuration every ampcors adapter accepts: the core verifier
- * configuration (`publishers`, `origins`, `caches`, `legacyCacheOrigins`) or
- * a prebuilt `verifier`, plus the {@link CorsOptions}.
+ * The configuration every ampcors adapter accepts: its verdict sources — the
+ * in-memory rules (`publishers`, `origins`, `caches`, `legacyCacheOrigins`),
+ * a compiled `allowSet` and a custom `verifier`, alone or combined, tried in
+ * that order, the first allow winning (verdict-sources.ts) — plus the
+ * {@link CorsOptions}.
  */
 export interface AmpCorsConfig extends CorsOptions {
-  /** Publisher domains (see {@link createVerifier}); exclusive with `verifier`. */
+  /** Publisher domains (see {@link createVerifier}). */
   readonly publishers?: readonly string[];
   /** Exact publisher origins (see {@link createVerifier}). */
   readonly origins?: readonly string[];
@@ -38,12 +42,18 @@ export interface AmpCorsConfig extends CorsOptions {
   readonly caches?: readonly AmpCache[];
   /** Also allow bare cache origins (see {@link createVerifier}). */
   readonly legacyCacheOrigins?: boolean;
-  /** A prebuilt verifier; exclusive with `publishers`. */
+  /**
+   * A compiled allow-set (`ampcors compile`): the file's bytes, loaded once
+   * here, or `loadAllowSet(bytes)`. Cache origins only: give the publisher's
+   * own origins in `origins` (or `publishers`) too.
+   */
+  readonly allowSet?: AllowSetOption;
+  /** A custom verdict source (for example `createAsyncVerifier` over `@ampcors/redis`), asked after the others. */
   readonly verifier?: VerdictSource;
 }
 
 /** Every key of {@link AmpCorsConfig}. */
-export const AMP_CORS_CONFIG_KEYS: readonly string[] = ['publishers', 'origins', 'caches', 'legacyCacheOrigins', 'verifier', ...CORS_OPTION_KEYS];
+export const AMP_CORS_CONFIG_KEYS: readonly string[] = ['publishers', 'origins', 'caches', 'legacyCacheOrigins', 'allowSet', 'verifier', ...CORS_OPTION_KEYS];
 
 /**
  * How an adapter's options are checked and mapped (issue #15): its keys
@@ -74,15 +84,16 @@ export interface CorsDecision {
 export interface CorsPolicy {
   /** The mode the configuration's keys named (see `ConfigMode`). */
   readonly mode: ConfigMode;
-  /** The verifier built from, or given in, the configuration (`null` when only an adapter's `origin` option decides). */
+  /** The configuration's verdict sources as one (verdict-sources.ts; `null` when only an adapter's `origin` option decides). */
   readonly verifier: VerdictSource | null;
   /** The normalized CORS options. */
   readonly options: NormalizedCorsOptions;
   /**
-   * Judges a request: each source in turn (the policy's verifier first, then
-   * `extra`, e.g. an adapter's `origin` option) until one allows; when all
-   * deny, the first denial explains. Synchronous unless a source returns a
-   * Promise. May throw or reject when a custom source does.
+   * Judges a request: each source in turn (the configuration's, in the order
+   * of verdict-sources.ts, then `extra`, e.g. an adapter's `origin` option)
+   * until one allows; when all deny, the first denial explains. Synchronous
+   * unless a source returns a Promise. May throw or reject when a custom
+   * source does.
    */
   decide(request: CorsRequest, extra?: VerdictSource | null, options?: NormalizedCorsOptions): CorsDecision | Promise<CorsDecision>;
   /**
@@ -98,10 +109,6 @@ export interface CorsPolicy {
    * @throws AmpCorsError `unsafe-configuration` for a function that allows every origin, with credentials
    */
   guardOriginFunction(probe: OriginAsk, credentials?: boolean): OriginFunctionSource;
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** Hints of {@link createCorsPolicy}'s own key check (core, no adapter). */
@@ -130,9 +137,9 @@ function sameOriginVerdict(request: CorsRequest): Verdict {
  * 1. Keys: an unknown key names the closest known one; a present key must
  *    hold a value; the mode is named by keys only (`publishers`, `origins`,
  *    `verifier`; an adapter's `origin` option; or no options at all).
- * 2. The AMP mode builds the verifier (`origins` alone trusts exactly those
- *    origins); `verifier` excludes `publishers`, `origins`, `caches` and
- *    `legacyCacheOrigins`, which it would otherwise silently ignore.
+ * 2. The verdict sources (verdict-sources.ts): the in-memory rules (in the
+ *    AMP mode; `origins` alone trusts exactly those origins), the allow-set
+ *    (loaded now), the custom verifier; any combination, none ignored.
  * 3. The CORS options; the `any-origin` mode forces credentials off.
  *
  * @param config - the configuration: core's {@link AmpCorsConfig}, or, with an {@link AdapterOptionsSpec}, the adapter's options as the user gave them (`undefined` for none; anything is checked)
@@ -159,43 +166,16 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
     given = problems.attempt(() => adapter.map(raw, mode, problems)) ?? {};
   }
   const entry = typeof adapter === 'boolean' ? CORE_KEYS_SPEC.entry : adapter.entry;
-  // 2. The verifier.
-  let verifier: VerdictSource | null = null;
-  if (given.verifier !== undefined) {
-    const ignored = (['publishers', 'origins', 'caches', 'legacyCacheOrigins'] as const).filter((key) => Object.hasOwn(given, key));
-    if (ignored.includes('publishers')) problems.add('invalid-option', 'give either publishers (and origins, caches) or a prebuilt verifier, not both');
-    else if (ignored.length > 0)
-      problems.add('invalid-option', `${ignored.join(' and ')} would be ignored with a prebuilt verifier: configure them in the verifier`);
-    if (typeof given.verifier !== 'object' || given.verifier === null || typeof given.verifier.verify !== 'function') {
-      problems.add('invalid-option', 'verifier must be an object with a verify(origin, context) method');
-    } else {
-      verifier = given.verifier;
-    }
-  } else if (mode === 'amp' && (given.publishers !== undefined || given.origins !== undefined)) {
-    if (given.legacyCacheOrigins !== undefined && typeof given.legacyCacheOrigins !== 'boolean')
-      problems.add('invalid-option', 'legacyCacheOrigins must be true or false');
-    verifier =
-      problems.attempt(() =>
-        createVerifier({
-          publishers: given.publishers ?? [],
-          ...(given.origins !== undefined && { origins: given.origins }),
-          ...(given.caches !== undefined && { caches: given.caches }),
-          ...(given.legacyCacheOrigins !== undefined && { legacyCacheOrigins: given.legacyCacheOrigins }),
-        }),
-      ) ?? null;
-  }
+  // 2. The verdict sources.
+  const { sources: configured } = verdictSourcesOf(given, mode === 'amp', mode === 'origin-option' && adapter !== false, problems);
+  const verifier: VerdictSource | null =
+    configured.length === 0 ? null : configured.length === 1 ? (configured[0] as VerdictSource) : combineVerdictSources(configured);
   // 3. The CORS options.
   const normalized = problems.attempt(() => normalizeCorsOptions(given));
   // Core's own messages stand alone (their wording is relied on); an adapter's name the entry point.
   problems.throwIfAny(entry, typeof adapter !== 'boolean');
   const options: NormalizedCorsOptions =
     mode === 'any-origin' ? { ...(normalized as NormalizedCorsOptions), credentials: false, anyOrigin: true } : (normalized as NormalizedCorsOptions);
-  const sources = (extra: VerdictSource | null | undefined): VerdictSource[] => {
-    const list: VerdictSource[] = [];
-    if (verifier !== null) list.push(verifier);
-    if (extra) list.push(extra);
-    return list;
-  };
 
   const decide = (request: CorsRequest, extra?: VerdictSource | null, opts: NormalizedCorsOptions = options): CorsDecision | Promise<CorsDecision> => {
     const finish = (verdict: Verdict): CorsDecision => ({ verdict, plan: planCors(request, verdict, opts) });
@@ -207,38 +187,9 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
       if (typeof origin === 'string' && origin !== '') return finish({ allowed: true, origin, via: 'any', reason: 'any-origin' });
       return finish({ allowed: false, origin: null, reason: 'missing', detail: 'no Origin header' });
     }
-    const list = sources(extra);
-    const context = verifyContextOf(request, opts);
-    if (list.length === 0) {
-      return finish({ allowed: false, origin: request.origin ?? null, reason: 'unknown-origin', detail: 'no origin source is configured' });
-    }
-    let first: Verdict | undefined;
-    for (let i = 0; i < list.length; i++) {
-      const result = (list[i] as VerdictSource).verify(request.origin, context);
-      if (isThenable(result)) return continueAsync(result, i, list, request, context, first).then(finish);
-      if (result.allowed) return finish(result);
-      first ??= result;
-    }
-    return finish(first as Verdict);
+    const verdict = firstAllowingVerdict(extra ? [...configured, extra] : configured, request.origin, verifyContextOf(request, opts));
+    return isThenable(verdict) ? Promise.resolve(verdict).then(finish) : finish(verdict);
   };
 
   return { mode, verifier, options, decide, guardOriginFunction: (probe, credentials = options.credentials) => guardOriginFunction(probe, credentials) };
-}
-
-async function continueAsync(
-  pending: Promise<Verdict>,
-  index: number,
-  list: readonly VerdictSource[],
-  request: CorsRequest,
-  context: VerifyContext,
-  first: Verdict | undefined,
-): Promise<Verdict> {
-  let result = await pending;
-  for (let i = index; ;) {
-    if (result.allowed) return result;
-    first ??= result;
-    i += 1;
-    if (i >= list.length) return first;
-    result = await (list[i] as VerdictSource).verify(request.origin, context);
-  }
 }

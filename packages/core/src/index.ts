@@ -152,3 +152,4 @@ export { canonicalHost, isIpHost } from './canonical-host.js';
 export { type CanonicalUrlParts, canonicalizeUrl, canonicalUrlParts } from './canonical-url.js';
 export { urlExpressions } from './url-expressions.js';
 export { hashPrefix, hashPrefixHex, type HashPrefixLength, sha256Utf8 } from './hash-prefix.js';
+export { type AllowSetOption, allowSetSource, combineVerdictSources } from './verdict-sources.js';
