@@ -8,7 +8,8 @@
  * Usage: node --expose-gc --import tsx src/allow-set-build.ts <domains> <allow-set|verifier>
  * Prints one JSON line: { domains, what, origins, wallMs, cpuMs, heapBytes }.
  */
-import { buildAllowSet, CACHES, createVerifier } from '@ampcors/core';
+import { CACHES, createVerifier } from '@ampcors/core';
+import { buildAllowSet } from '@ampcors/core/algorithms';
 import { publisherDomains } from './fixtures.js';
 
 /** What one construction run reports. */

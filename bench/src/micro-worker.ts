@@ -16,7 +16,8 @@
  */
 import { Session } from 'node:inspector/promises';
 import { domainToASCII } from 'node:url';
-import { CACHES, canonicalizeUrl, createVerifier, domainPrefix, reverseOrigin, type Verifier } from '@ampcors/core';
+import { CACHES, createVerifier, domainPrefix, reverseOrigin, type Verifier } from '@ampcors/core';
+import { canonicalizeUrl } from '@ampcors/core/safe-browsing';
 import type { CpuProfile } from './cpu-profile.js';
 import { cacheOrigins, floorStrings, publisherDomains, WILDCARD_BASE } from './fixtures.js';
 import { type Operation, type Plan, round, warmUp } from './measure.js';

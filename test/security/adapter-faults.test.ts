@@ -3,7 +3,8 @@
 // request header or in __amp_source_origin never reflected. Issue #14: a
 // response's CORS headers are applied all or nothing (item 8), and drop-in
 // options that reflect every origin never pair credentials with it (item 3).
-import { type CorsDecision, type createCorsPolicy, createVerifier, isAmpCorsError, type Verdict, type VerifyContext } from '@ampcors/core';
+import { createVerifier, isAmpCorsError, type Verdict, type VerifyContext } from '@ampcors/core';
+import { type CorsDecision, type createCorsPolicy } from '@ampcors/core/adapter';
 import type { OriginCallback } from '@ampcors/express';
 import type { KoaOriginFunction } from '@ampcors/koa';
 import Koa from 'koa';

@@ -2,10 +2,8 @@
 // against random and derived domains, through every cache and prefix form,
 // and arbitrary strings that must never make verify throw.
 import {
-  allPrefixForms,
   type AmpCache,
   amppackagerPrefix,
-  browserHost,
   CACHES,
   canonicalDomain,
   createVerifier,
@@ -14,13 +12,13 @@ import {
   compileAllowSet,
   createAsyncVerifier,
   parseOrigin,
-  prefixClaimants,
   prefixForms,
   reverseOrigin,
   toolboxPrefix,
   unicodeDomain,
   type Verifier,
 } from '@ampcors/core';
+import { allPrefixForms, browserHost, prefixClaimants } from '@ampcors/core/algorithms';
 import { domainToUnicode } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -17,7 +17,8 @@
  * The key lists below are this test's own oracle, written from the READMEs,
  * not imported from the adapters.
  */
-import { AMP_CORS_CONFIG_KEYS, createVerifier, isAmpCorsError } from '@ampcors/core';
+import { createVerifier, isAmpCorsError } from '@ampcors/core';
+import { AMP_CORS_CONFIG_KEYS } from '@ampcors/core/adapter';
 import { ampCors as expressAmpCors } from '@ampcors/express';
 import { ampCorsOf, withAmpCors } from '@ampcors/fetch';
 import { type AmpCorsState, ampCors as koaAmpCors } from '@ampcors/koa';

@@ -27,27 +27,24 @@ import {
   CACHES,
   cacheUrl,
   canonicalDomain,
-  canonicalHost,
-  canonicalizeUrl,
   compileAllowSet,
   createVerifier,
   domainPrefix,
   explainOrigin,
-  hashPrefix,
   isAmpCorsError,
   loadAllowSet,
   parseOrigin,
   prefixForms,
-  readablePrefixForms,
   reverseOrigin,
   unicodeDomain,
-  urlExpressions,
   type AmpCache,
   type CompactAllowSet,
   type Verdict,
   type Verifier,
   type VerifyContext,
 } from '@ampcors/core';
+import { readablePrefixForms } from '@ampcors/core/algorithms';
+import { canonicalHost, canonicalizeUrl, hashPrefix, urlExpressions } from '@ampcors/core/safe-browsing';
 import { CORPUS, CORPUS_CONFIG, LONG_DOMAIN_HASH } from './corpus.js';
 
 /** A small, fast, seedable PRNG (xorshift32). */

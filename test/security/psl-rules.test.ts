@@ -5,7 +5,8 @@
 // iframe under `ampproject.net`; a publisher who writes `*.amazonaws.com`,
 // `*.fastly.net` or `*.ampproject.net` must be refused at construction, by
 // core and by every adapter, with an error that says which suffix is at fault.
-import { AmpCorsError, cacheOrigin, CACHES, createVerifier, parsePublisherRules } from '@ampcors/core';
+import { AmpCorsError, cacheOrigin, CACHES, createVerifier } from '@ampcors/core';
+import { parsePublisherRules } from '@ampcors/core/algorithms';
 import { ampCors as expressAmpCors } from '@ampcors/express';
 import { createAmpCors } from '@ampcors/fetch';
 import { ampCors as koaAmpCors } from '@ampcors/koa';

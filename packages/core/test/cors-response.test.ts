@@ -1,26 +1,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ampRedirectTo, createVerifier, isAmpCorsError, type Verdict } from '@ampcors/core';
 import {
-  ampRedirectTo,
   appendVary,
   compileOriginOption,
   type CorsPlan,
   type CorsRequest,
   createCorsPolicy,
-  createVerifier,
-  isAmpCorsError,
   judgeWithOriginMatcher,
   normalizeCorsOptions,
   planCors,
   reflectableHeaders,
   sourceOriginOfUrl,
-  type Verdict,
   verifyContextOf,
-} from '@ampcors/core';
+} from '@ampcors/core/adapter';
 
 const verifier = createVerifier({ publishers: ['example.com'] });
 const CACHE = 'https://example-com.cdn.ampproject.org';
 const defaults = normalizeCorsOptions();
+const legacy = normalizeCorsOptions({ legacySourceOriginHeader: true });
 
 function plan(request: CorsRequest, options = defaults): CorsPlan {
   return planCors(request, verifier.verify(request.origin, verifyContextOf(request, options)), options);
@@ -91,14 +89,18 @@ describe('planCors', () => {
   it('lets requests without Origin through without CORS headers', () => {
     expect(plan({ method: 'GET' })).toMatchObject({ kind: 'actual', handled: false, headers: [] });
   });
-  it('answers AMP-Same-Origin without ACAO, and the trusted source origin', () => {
-    const p = plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' });
+  it('answers AMP-Same-Origin without ACAO, and the trusted source origin when legacySourceOriginHeader is set', () => {
+    const p = plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }, legacy);
     expect(p.kind).toBe('actual');
     expect(header(p, 'Access-Control-Allow-Origin')).toBeUndefined();
     expect(header(p, 'AMP-Access-Control-Allow-Source-Origin')).toBe('https://example.com');
+    expect(header(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }), 'AMP-Access-Control-Allow-Source-Origin')).toBeUndefined();
   });
-  it('exposes the legacy source-origin header only when it was checked', () => {
-    const trusted = plan({ method: 'GET', origin: CACHE, sourceOrigin: 'https://example.com' });
+  it('sends and exposes the legacy source-origin header only when configured and checked', () => {
+    const quiet = plan({ method: 'GET', origin: CACHE, sourceOrigin: 'https://example.com' });
+    expect(header(quiet, 'Access-Control-Expose-Headers')).toBe('AMP-Redirect-To');
+    expect(header(quiet, 'AMP-Access-Control-Allow-Source-Origin')).toBeUndefined();
+    const trusted = plan({ method: 'GET', origin: CACHE, sourceOrigin: 'https://example.com' }, legacy);
     expect(header(trusted, 'Access-Control-Expose-Headers')).toBe('AMP-Redirect-To, AMP-Access-Control-Allow-Source-Origin');
     expect(header(trusted, 'AMP-Access-Control-Allow-Source-Origin')).toBe('https://example.com');
     const untrusted = plan({ method: 'GET', origin: 'https://evil-com.cdn.ampproject.org', sourceOrigin: 'https://evil.com' });
@@ -133,7 +135,7 @@ describe('planCors', () => {
     const forged: Verdict = { allowed: true, origin: 'https://evil.com', via: 'publisher', reason: 'publisher-origin' };
     expect(planCors({ method: 'GET', origin: CACHE }, forged, defaults).kind).toBe('reject');
     const unsafe: Verdict = { allowed: true, origin: CACHE, via: 'cache', reason: 'cache-origin', sourceOrigin: 'https://a\r\nb' };
-    expect(planCors({ method: 'GET', origin: CACHE }, unsafe, defaults).kind).toBe('reject');
+    expect(planCors({ method: 'GET', origin: CACHE }, unsafe, legacy).kind).toBe('reject');
   });
 });
 

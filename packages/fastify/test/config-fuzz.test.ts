@@ -14,7 +14,8 @@
  *
  * The key list is this test's own oracle, written from the README.
  */
-import { AMP_CORS_CONFIG_KEYS, isAmpCorsError } from '@ampcors/core';
+import { isAmpCorsError } from '@ampcors/core';
+import { AMP_CORS_CONFIG_KEYS } from '@ampcors/core/adapter';
 import { ampCors, type FastifyAmpCorsOptions } from '@ampcors/fastify';
 import fastify from 'fastify';
 import fc from 'fast-check';

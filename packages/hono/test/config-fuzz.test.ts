@@ -17,7 +17,8 @@
  *
  * The key list is this test's own oracle, written from the README.
  */
-import { AMP_CORS_CONFIG_KEYS, createVerifier, isAmpCorsError } from '@ampcors/core';
+import { createVerifier, isAmpCorsError } from '@ampcors/core';
+import { AMP_CORS_CONFIG_KEYS } from '@ampcors/core/adapter';
 import { ampCors, type AmpCorsVariables } from '@ampcors/hono';
 import fc from 'fast-check';
 import { Hono } from 'hono';

@@ -2,18 +2,14 @@
 // option at their edges (issue #6, mutation testing): every option refusal
 // with its message, every branch of planCors with the exact headers, Vary
 // and status it produces, and the order in which verdict sources decide.
+import { AMP_REDIRECT_TO, ampRedirectTo, CACHES, createVerifier, DEFAULT_METHODS, type Verdict } from '@ampcors/core';
 import {
-  AMP_REDIRECT_TO,
   AMP_SOURCE_ORIGIN_HEADER,
-  ampRedirectTo,
   appendVary,
-  CACHES,
   compileOriginOption,
   type CorsPlan,
   type CorsRequest,
   createCorsPolicy,
-  createVerifier,
-  DEFAULT_METHODS,
   isPreflight,
   judgeWithOriginMatcher,
   type NormalizedCorsOptions,
@@ -21,9 +17,8 @@ import {
   planCors,
   reflectableHeaders,
   sourceOriginOfUrl,
-  type Verdict,
   verifyContextOf,
-} from '@ampcors/core';
+} from '@ampcors/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectError } from './ampcors-error.js';
@@ -54,6 +49,7 @@ describe('normalizeCorsOptions', () => {
       onDenied: 'reject',
       emailSenders: null,
       emailClientOrigins: null,
+      legacySourceOriginHeader: false,
     });
     expect(DEFAULT_METHODS).toBe('GET,HEAD,PUT,PATCH,POST,DELETE');
   });
@@ -66,8 +62,17 @@ describe('normalizeCorsOptions', () => {
   });
   it('every other value is kept as given', () => {
     expect(
-      options({ credentials: false, maxAge: 0, preflightStatus: 200, preflightContinue: true, privateNetworkAccess: true, onDenied: 'omit' }),
+      options({
+        credentials: false,
+        maxAge: 0,
+        preflightStatus: 200,
+        preflightContinue: true,
+        privateNetworkAccess: true,
+        onDenied: 'omit',
+        legacySourceOriginHeader: true,
+      }),
     ).toMatchObject({
+      legacySourceOriginHeader: true,
       credentials: false,
       maxAge: 0,
       preflightStatus: 200,
@@ -102,6 +107,7 @@ describe('normalizeCorsOptions', () => {
     ['credentials "yes"', { credentials: 'yes' }, 'invalid-option', 'credentials must be true or false'],
     ['preflightContinue 1', { preflightContinue: 1 }, 'invalid-option', 'preflightContinue must be true or false'],
     ['privateNetworkAccess "true"', { privateNetworkAccess: 'true' }, 'invalid-option', 'privateNetworkAccess must be true or false'],
+    ['legacySourceOriginHeader 1', { legacySourceOriginHeader: 1 }, 'invalid-option', 'legacySourceOriginHeader must be true or false'],
     ['email without senders', { email: {} }, 'invalid-option', 'email must be { senders: string[], clientOrigins?: string[] }'],
     ['email null', { email: null }, 'invalid-option', 'email must be { senders: string[], clientOrigins?: string[] }'],
     ['a sender without @', { email: { senders: ['nobody'] } }, 'invalid-option', 'email.senders: "nobody" is not an email address'],
@@ -291,17 +297,38 @@ describe('planCors: allowed', () => {
       ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, X-A`],
     ]);
   });
-  it('a checked __amp_source_origin: its header, exposed', () => {
-    expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }).headers).toEqual([
+  it('a checked __amp_source_origin: no legacy header by default, the same headers as without it (issue 16)', () => {
+    const without = plan({ method: 'POST', origin: CACHE }).headers;
+    expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }).headers).toEqual(without);
+    expect(without).toEqual([
+      ['Access-Control-Allow-Origin', CACHE],
+      ['Access-Control-Allow-Credentials', 'true'],
+      ['Access-Control-Expose-Headers', AMP_REDIRECT_TO],
+    ]);
+  });
+  it('a checked __amp_source_origin with legacySourceOriginHeader: its header, exposed', () => {
+    expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }, options({ legacySourceOriginHeader: true })).headers).toEqual([
       ['Access-Control-Allow-Origin', CACHE],
       ['Access-Control-Allow-Credentials', 'true'],
       [AMP_SOURCE_ORIGIN_HEADER, 'https://example.com'],
       ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
     ]);
+    // Without a source origin, the option adds nothing.
+    expect(plan({ method: 'POST', origin: CACHE }, options({ legacySourceOriginHeader: true })).headers).toEqual(plan({ method: 'POST', origin: CACHE }).headers);
+  });
+  it("attacker: a source origin that is not the publisher's is denied whether or not the legacy header is sent", () => {
+    for (const opts of [defaults, options({ legacySourceOriginHeader: true })]) {
+      for (const sourceOrigin of ['https://evil.com', 'https://example.com.evil.com', 'https://example.com, https://evil.com', 'null']) {
+        const p = plan({ method: 'POST', origin: CACHE, sourceOrigin }, opts);
+        expect(p).toMatchObject({ kind: 'reject', status: 403, body: 'Forbidden: CORS origin denied (source-origin-mismatch)\n' });
+        expect(p.headers.map(([name]) => name)).not.toContain(AMP_SOURCE_ORIGIN_HEADER);
+      }
+    }
   });
   it('same-origin: no Access-Control-Allow-Origin, credentials or exposed headers', () => {
     expect(plan({ method: 'POST', ampSameOrigin: 'true' }).headers).toEqual([]);
-    expect(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }).headers).toEqual([
+    expect(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }).headers).toEqual([]);
+    expect(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }, options({ legacySourceOriginHeader: true })).headers).toEqual([
       [AMP_SOURCE_ORIGIN_HEADER, 'https://example.com'],
     ]);
   });
@@ -353,7 +380,11 @@ describe('planCors: allowed', () => {
       kind: 'reject',
       body: 'Forbidden: CORS origin denied (malformed)\n',
     });
-    expect(planCors(request, allowed(CACHE, { sourceOrigin: 'https://a\r\nb' }), defaults)).toMatchObject({ kind: 'reject', status: 403 });
+    const legacy = options({ legacySourceOriginHeader: true });
+    expect(planCors(request, allowed(CACHE, { sourceOrigin: 'https://a\r\nb' }), legacy)).toMatchObject({ kind: 'reject', status: 403 });
+    // Without the legacy header, the verdict's source value is never written anywhere.
+    const quiet = planCors(request, allowed(CACHE, { sourceOrigin: 'https://a\r\nb' }), defaults);
+    expect(quiet.headers.flat().join(' ')).not.toContain('https://a');
     expect(planCors({ method: 'GET', origin: 'https://a\nb' }, allowed('https://a\nb'), defaults)).toMatchObject({ kind: 'reject' });
     expect(planCors(request, allowed('https://other.example'), options({ onDenied: 'omit' }))).toEqual({
       kind: 'actual',
@@ -373,7 +404,7 @@ describe('planCors: allowed', () => {
       },
     );
     // A non-string value in a custom verdict is not header-safe either.
-    expect(planCors(request, allowed(CACHE, { sourceOrigin: 42 as never }), defaults)).toMatchObject({
+    expect(planCors(request, allowed(CACHE, { sourceOrigin: 42 as never }), legacy)).toMatchObject({
       kind: 'reject',
       body: 'Forbidden: CORS origin denied (malformed)\n',
     });

@@ -10,18 +10,17 @@ import {
   AmpCorsError,
   amppackagerPrefix,
   basicPrefix,
-  buildAllowSet,
   CACHES,
   canonicalDomain,
   createVerifier,
   domainPrefix,
   fallbackPrefix,
-  parsePublisherRules,
   prefixForms,
   type PrefixFormEntry,
   toolboxPrefix,
   unicodeDomain,
 } from '@ampcors/core';
+import { buildAllowSet, parsePublisherRules } from '@ampcors/core/algorithms';
 import fc from 'fast-check';
 // Not exported by the package index: the search that says whether its list of claimants is complete.
 import { searchClaimants } from '../../src/prefix-claimants.js';

@@ -2,7 +2,8 @@
 // mutation run (packages/core/test/security) covers legacy-origin-option.ts: RegExps asked
 // about canary origins, and the origin-function guard behind the Express and
 // Koa adapters (construction probe, per-request questions, canary re-check).
-import { compileOriginOption, createCorsPolicy, isAmpCorsError, type Verdict } from '@ampcors/core';
+import { isAmpCorsError, type Verdict } from '@ampcors/core';
+import { compileOriginOption, createCorsPolicy } from '@ampcors/core/adapter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const A = 'https://a.example';

@@ -2,21 +2,8 @@
 // (issue #6, mutation testing): every refusal of validateCaches and cacheUrl
 // names the entry or value at fault, fetchCaches's failures carry a useful
 // error and never widen trust, and the optional fields survive validation.
-import {
-  AmpCorsError,
-  type AmpCache,
-  CACHES,
-  CACHES_URL,
-  cacheOrigin,
-  cacheUrl,
-  fetchCaches,
-  findCache,
-  hashPrefix,
-  hashPrefixHex,
-  isAmpCorsError,
-  sha256Utf8,
-  validateCaches,
-} from '@ampcors/core';
+import { AmpCorsError, type AmpCache, CACHES, CACHES_URL, cacheOrigin, cacheUrl, fetchCaches, findCache, isAmpCorsError, validateCaches } from '@ampcors/core';
+import { hashPrefix, hashPrefixHex, sha256Utf8 } from '@ampcors/core/safe-browsing';
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_CACHES, MAX_CACHES_JSON_BYTES } from '../../src/caches.js';
 import { errorOf } from './ampcors-error.js';

@@ -2,7 +2,8 @@
 // mutation testing): each failure's reason code and detail, the form that
 // reproduces a prefix, custom caches, and hostile input that must come back
 // as a result, never as an exception.
-import { type AmpCache, CACHES, decodePrefix, domainPrefix, findCacheOfHost, reverseOrigin, toolboxPrefix } from '@ampcors/core';
+import { type AmpCache, CACHES, domainPrefix, reverseOrigin, toolboxPrefix } from '@ampcors/core';
+import { decodePrefix, findCacheOfHost } from '@ampcors/core/algorithms';
 import { domainToUnicode } from 'node:url';
 import { describe, expect, it } from 'vitest';
 

@@ -1,7 +1,7 @@
 // Golomb-Rice coding at its edges (issue #6, mutation testing): every refusal
 // names its problem, the 0/32-bit and MAX_RICE_QUOTIENT boundaries on both
 // sides, and the parameter the encoder chooses.
-import { BitReader, BitWriter, decodeRiceDeltas, decodeRiceIntegers, decodeRiceValues, encodeRiceDeltas, MAX_RICE_QUOTIENT } from '@ampcors/core';
+import { BitReader, BitWriter, decodeRiceDeltas, decodeRiceIntegers, decodeRiceValues, encodeRiceDeltas, MAX_RICE_QUOTIENT } from '@ampcors/core/rice-coding';
 import { describe, expect, it } from 'vitest';
 import { expectError } from './ampcors-error.js';
 

@@ -2,7 +2,7 @@
 // edges (issue #6, mutation testing): each refusal with its code and message,
 // the IPv4 component limits and IPv6 group counts on both sides, RFC 5952
 // compression ties, and the expression limits of 5 hosts and 6 paths.
-import { canonicalHost, canonicalizeUrl, canonicalUrlParts, isIpHost, urlExpressions } from '@ampcors/core';
+import { canonicalHost, canonicalizeUrl, canonicalUrlParts, isIpHost, urlExpressions } from '@ampcors/core/safe-browsing';
 import { describe, expect, it } from 'vitest';
 // Internal to core (not exported): its IP literal parsers.
 import { embeddedIpv4, formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../src/ip-address.js';
