@@ -41,6 +41,14 @@ export interface CorsOptions {
   readonly onDenied?: OnDenied;
   /** AMP for Email (SPEC §7): the trusted senders and email clients. Off by default. */
   readonly email?: AmpEmailOptions;
+  /**
+   * Answer a checked `__amp_source_origin` with the legacy
+   * `AMP-Access-Control-Allow-Source-Origin` header, named in
+   * `Access-Control-Expose-Headers` (default `false`: the AMP runtime stopped
+   * reading it in 2019). The parameter is checked either way; AMP for Email
+   * v1 answers always carry the header (SPEC §7).
+   */
+  readonly legacySourceOriginHeader?: boolean;
 }
 
 /** {@link CorsOptions} after validation, with every default filled in. */
@@ -61,13 +69,25 @@ export interface NormalizedCorsOptions {
   readonly emailSenders: ReadonlySet<string> | null;
   /** The email clients a v1 AMP for Email answer may go to, or `null` when AMP for Email is off. */
   readonly emailClientOrigins: ReadonlySet<string> | null;
+  /** Send `AMP-Access-Control-Allow-Source-Origin` for a checked `__amp_source_origin` outside AMP for Email v1. */
+  readonly legacySourceOriginHeader: boolean;
   /**
    * The `any-origin` mode of an adapter given no options (see
    * `ConfigMode`): every response carries the literal
    * `Access-Control-Allow-Origin: *`, never credentials, no `Vary: Origin`.
    * Set (`true`) by `createCorsPolicy` only, never by an option; absent otherwise.
+   * A drop-in sets it too for its peer's `origin: '*'` without credentials.
    */
   readonly anyOrigin?: boolean;
+  /**
+   * A drop-in's peer policy (set by a drop-in mapping such as
+   * drop-in-koa-cors.ts, never by an option): a verdict that allowed any
+   * origin (`via: 'any'`, an origin function's `'*'`) is answered with the
+   * literal `*` when there are no credentials, as the peer answers it.
+   */
+  readonly starForAnyOrigin?: boolean;
+  /** A drop-in's peer policy (like {@link starForAnyOrigin}): `Vary: Origin` on the literal `*` answers too (`@koa/cors` varies every response). */
+  readonly alwaysVaryOrigin?: boolean;
 }
 
 /** Default `Access-Control-Allow-Methods` (the `cors` package's default). */
@@ -114,6 +134,7 @@ export const CORS_OPTION_KEYS: readonly string[] = [
   'privateNetworkAccess',
   'onDenied',
   'email',
+  'legacySourceOriginHeader',
 ];
 
 /**
@@ -156,6 +177,7 @@ export function normalizeCorsOptions(options: CorsOptions = {}): NormalizedCorsO
   const credentials = problems.attempt(() => flag('credentials', options.credentials, true));
   const preflightContinue = problems.attempt(() => flag('preflightContinue', options.preflightContinue, false));
   const privateNetworkAccess = problems.attempt(() => flag('privateNetworkAccess', options.privateNetworkAccess, false));
+  const legacySourceOriginHeader = problems.attempt(() => flag('legacySourceOriginHeader', options.legacySourceOriginHeader, false));
   const email =
     options.email === undefined
       ? { emailSenders: null, emailClientOrigins: null }
@@ -171,6 +193,7 @@ export function normalizeCorsOptions(options: CorsOptions = {}): NormalizedCorsO
     preflightContinue: preflightContinue as boolean,
     privateNetworkAccess: privateNetworkAccess as boolean,
     onDenied,
+    legacySourceOriginHeader: legacySourceOriginHeader as boolean,
     ...(email as Pick<NormalizedCorsOptions, 'emailSenders' | 'emailClientOrigins'>),
   };
 }

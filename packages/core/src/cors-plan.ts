@@ -158,7 +158,10 @@ function exposeValue(exposed: readonly string[], withSource: boolean): string {
  * 0. The `any-origin` mode (an adapter given no options): the same answer
  *    for every request, whatever the verdict: the literal
  *    `Access-Control-Allow-Origin: *`, no credentials, no `Vary: Origin`
- *    (a shared cache may serve it to anyone, as `cors()` does).
+ *    (a shared cache may serve it to anyone, as `cors()` does; a drop-in
+ *    may ask for its peer's `Vary: Origin`, and for this answer to a
+ *    verdict that allowed any origin without credentials: see
+ *    `starForAnyOrigin`).
  *    A same-origin verdict for a request that has an `Origin` (the browser
  *    said `Sec-Fetch-Site: same-origin`): the handler runs with no CORS
  *    header, as if ampcors were not there.
@@ -171,7 +174,9 @@ function exposeValue(exposed: readonly string[], withSource: boolean): string {
  *    email client or allowed by the verdict, never because of the query.
  * 3. Allowed: `Access-Control-Allow-Origin` echoes the `Origin` as sent,
  *    credentials, exposed headers; a preflight adds methods, headers (never
- *    `*` or `AMP-Same-Origin`), max-age and private network access.
+ *    `*` or `AMP-Same-Origin`), max-age and private network access. The
+ *    legacy `AMP-Access-Control-Allow-Source-Origin` (and its expose entry)
+ *    only with `legacySourceOriginHeader`, and for AMP for Email v1.
  * 4. Denied: 403 with the reason code (`onDenied: 'reject'`), or no CORS
  *    headers (`'omit'`).
  * 5. A plan holding a value that is not a valid header value is denied
@@ -187,7 +192,9 @@ export function planCors(request: CorsRequest, verdict: Verdict, options: Normal
   const preflight = isPreflight(request);
   const email = options.emailSenders === null || preflight ? undefined : emailSenderOf(request, options);
   const vary = options.emailSenders === null ? (preflight ? VARY_PREFLIGHT : VARY_ACTUAL) : preflight ? VARY_PREFLIGHT_EMAIL : VARY_ACTUAL_EMAIL;
-  if (email === undefined) return planOfVerdict(request, verdict, verdict.allowed ? verdict.sourceOrigin : undefined, options, preflight, vary);
+  // The legacy source-origin header only when configured (its value checked by the verifier either way).
+  const source = verdict.allowed && options.legacySourceOriginHeader ? verdict.sourceOrigin : undefined;
+  if (email === undefined) return planOfVerdict(request, verdict, source, options, preflight, vary);
   // 2. AMP for Email.
   let plan: CorsPlan;
   if (!email.trusted) plan = denial('email-sender-denied', options, false, vary);
@@ -210,6 +217,8 @@ function planOfVerdict(
   if (!verdict.allowed) return denial(verdict.reason, options, preflight, vary);
   // A custom verifier's verdict is trusted only about this request's Origin.
   if (verdict.origin !== null && verdict.origin !== request.origin) return denial('malformed', options, preflight, vary);
+  // A drop-in whose peer answers an allow-any origin option with the literal * (never with credentials).
+  if (verdict.via === 'any' && options.starForAnyOrigin === true && !options.credentials) return anyOriginPlan(request, options);
   return allowedPlan(request, verdict.origin, sourceOrigin, options, preflight, vary);
 }
 
@@ -232,7 +241,7 @@ function allowedPlan(
     if (origin !== null) headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, sourceOrigin !== undefined)]);
     return checked(pass('actual', headers, vary), options, false);
   }
-  headers.push(['Access-Control-Allow-Methods', options.methods]);
+  if (options.methods !== '') headers.push(['Access-Control-Allow-Methods', options.methods]);
   const allowHeaders = options.allowedHeaders ?? reflectableHeaders(request.requestHeaders);
   if (allowHeaders !== null && allowHeaders.length > 0) headers.push(['Access-Control-Allow-Headers', allowHeaders.join(', ')]);
   if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
@@ -240,18 +249,29 @@ function allowedPlan(
   return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
 }
 
-/** 0. The `any-origin` mode's answer: `*`, never credentials; `Vary` only for the request headers a preflight reflects. */
+/**
+ * 0. The `any-origin` mode's answer: `*`, never credentials; `Vary` only for the request headers a preflight reflects
+ * (plus `Origin` under a drop-in's `alwaysVaryOrigin`). Never `Access-Control-Allow-Private-Network`: every website
+ * reading a private-network server is what Private Network Access exists to prevent.
+ */
 function anyOriginPlan(request: CorsRequest, options: NormalizedCorsOptions): CorsPlan {
   const headers: Array<readonly [string, string]> = [['Access-Control-Allow-Origin', '*']];
   if (!isPreflight(request)) {
     headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, false)]);
-    return checked(pass('actual', headers, VARY_NONE), options, false);
+    return checked(pass('actual', headers, options.alwaysVaryOrigin === true ? VARY_ACTUAL : VARY_NONE), options, false);
   }
-  headers.push(['Access-Control-Allow-Methods', options.methods]);
+  if (options.methods !== '') headers.push(['Access-Control-Allow-Methods', options.methods]);
   const allowHeaders = options.allowedHeaders ?? reflectableHeaders(request.requestHeaders);
   if (allowHeaders !== null && allowHeaders.length > 0) headers.push(['Access-Control-Allow-Headers', allowHeaders.join(', ')]);
   if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
-  const vary = options.allowedHeaders === null ? VARY_REQUEST_HEADERS : VARY_NONE;
+  const vary =
+    options.alwaysVaryOrigin === true
+      ? options.allowedHeaders === null
+        ? VARY_PREFLIGHT
+        : VARY_ACTUAL
+      : options.allowedHeaders === null
+        ? VARY_REQUEST_HEADERS
+        : VARY_NONE;
   return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
 }
 
