@@ -45,3 +45,4 @@ export {
 } from './legacy-origin-option.js';
 export { fetchRequestFacts, type HeaderLookup, isThenable, nodeHeader, type NodeHeaders, nodeRequestFacts, requestFacts } from './request-facts.js';
 export { askOriginCallback, type OriginCallbackAnswer } from './origin-callback.js';
+export { createHonoCorsPolicy, HONO_CORS_METHODS, HONO_CORS_NAMES, type HonoContexts, type HonoCorsOptions, type HonoCorsPolicy, type HonoMethodsFunction, type HonoOriginFunction } from './drop-in-hono-cors.js';
