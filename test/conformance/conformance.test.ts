@@ -18,7 +18,6 @@ describe.each(HARNESSES.map((harness) => [harness.name, harness] as const))('con
     }
     const vary = varyNames(got.headers.vary);
     for (const name of want.vary) expect(vary, `Vary: ${got.headers.vary}`).toContain(name.toLowerCase());
-    for (const name of want.varyAbsent ?? []) expect(vary, `Vary: ${got.headers.vary}`).not.toContain(name.toLowerCase());
     expect(new Set(vary).size, 'Vary lists each name once').toBe(vary.length);
     expect(got.handlerRuns > 0, 'handler ran').toBe(want.handlerRan);
     if (want.bodyIncludes !== undefined) expect(got.text).toContain(want.bodyIncludes);

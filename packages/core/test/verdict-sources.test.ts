@@ -9,20 +9,18 @@ import { describe, expect, it } from 'vitest';
 import {
   allowSetSource,
   allPrefixForms,
-  AMP_CORS_CONFIG_KEYS,
   cacheOrigin,
   combineVerdictSources,
   compileAllowSet,
   createAsyncVerifier,
-  createCorsPolicy,
   createVerifier,
   isAmpCorsError,
   isHashedPrefix,
   loadAllowSet,
   prefixForms,
   type Verdict,
-  type VerdictSource,
 } from '@ampcors/core';
+import { AMP_CORS_CONFIG_KEYS, createCorsPolicy, type VerdictSource } from '@ampcors/core/adapter';
 import { readAllowSetOption } from '../src/verdict-sources.js';
 
 const LONG = 'articles.publisher-with-a-very-long-domain-name.example.net';
