@@ -46,3 +46,4 @@ export {
 export { fetchRequestFacts, type HeaderLookup, isThenable, nodeHeader, type NodeHeaders, nodeRequestFacts, requestFacts } from './request-facts.js';
 export { askOriginCallback, type OriginCallbackAnswer } from './origin-callback.js';
 export { createHonoCorsPolicy, HONO_CORS_METHODS, HONO_CORS_NAMES, type HonoContexts, type HonoCorsOptions, type HonoCorsPolicy, type HonoMethodsFunction, type HonoOriginFunction } from './drop-in-hono-cors.js';
+export { type KoaCorsContext, type KoaCorsOptions, type KoaCorsOriginFunction, type KoaCorsPolicy, createKoaCorsPolicy } from './drop-in-koa-cors.js';
