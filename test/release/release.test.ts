@@ -2,8 +2,10 @@
 // pnpm, exactly as it would be published, installed with npm into a fresh
 // project outside the workspace, and used the way users use it — ESM and
 // CommonJS, Express 4 and 5, Koa 2 and 3, the Fetch adapter, @ampcors/core on
-// its own, strict TypeScript, and the `ampcors` command. It needs the built
-// packages and FAILS (never skips) when a dist/ is missing or stale.
+// its own and each of its subpath entries, strict TypeScript, and the
+// `ampcors` command. It needs the built packages and FAILS (never skips) when
+// a dist/ is missing or stale.
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, posix } from 'node:path';
@@ -214,6 +216,64 @@ describe.each(['esm', 'cjs'] as const)('release smoke test, %s', (format) => {
       expect(r().deniedPreflight.allowOrigin).toBeNull();
       expect(r().deniedPreflight.body).not.toContain('route ran');
     });
+  });
+});
+
+/** What each subpath entry of @ampcors/core is for, by a few of the names its README section lists. */
+const SUBPATH_NAMES: Record<string, string[]> = {
+  adapter: ['createCorsPolicy', 'planCors', 'normalizeCorsOptions', 'requestFacts', 'applyHeadersAtomically', 'compileOriginOption', 'askOriginCallback'],
+  algorithms: ['prefixClaimants', 'searchClaimants', 'prefixReadings', 'decodePrefix', 'allPrefixForms', 'browserHost', 'parsePublisherRules', 'buildAllowSet'],
+  'safe-browsing': ['canonicalHost', 'canonicalizeUrl', 'urlExpressions', 'hashPrefix', 'hashPrefixHex'],
+  'rice-coding': ['BitReader', 'BitWriter', 'encodeRiceDeltas', 'decodeRiceDeltas', 'decodeRiceIntegers'],
+};
+
+describe.each(['esm', 'cjs'] as const)('release: the subpath entries of @ampcors/core, %s', (format) => {
+  const s = () => observed[format].subpaths;
+
+  it("every subpath of core's exports map loads from the packed tarball, as its own file of this format", () => {
+    const core = packages.find((p) => p.dir === 'core')!;
+    const declared = Object.keys(core.manifest.exports as Record<string, unknown>)
+      .filter((key) => key !== '.' && key !== './package.json')
+      .map((key) => key.slice(2))
+      .sort();
+    expect(Object.keys(SUBPATH_NAMES).sort()).toEqual(declared);
+    const resolved = observed[format].subpathsResolved as Record<string, string>;
+    expect(Object.keys(resolved).sort()).toEqual(declared);
+    for (const [name, path] of Object.entries(resolved)) {
+      expect(path).toBe(join(project.dir, 'node_modules', '@ampcors', 'core', 'dist', `${name}.${format === 'esm' ? 'js' : 'cjs'}`));
+    }
+  });
+
+  it('each exports its documented names, the same in ESM and CJS; the main entry no longer has them', () => {
+    for (const [name, expected] of Object.entries(SUBPATH_NAMES)) expect(s().exports[name], name).toEqual(expect.arrayContaining(expected));
+    expect(s().exports).toEqual(observed[format === 'esm' ? 'cjs' : 'esm'].subpaths.exports);
+    expect(s().movedStillInMain).toEqual([]);
+  });
+
+  it('adapter: a policy allows a listed cache origin and plans no CORS header for a foreign one; its errors are the main entry’s', () => {
+    expect(s().adapter.allowed).toEqual({ allowed: true, allowOrigin: GOOGLE_ORIGIN });
+    expect(s().adapter.foreign).toEqual({ allowed: false, allowOrigin: null });
+    // One copy of core per module format (shared chunks), not one per entry: instanceof holds, and module state is shared.
+    expect(s().adapter.refusal).toEqual({ thrown: true, isAmpCorsError: true, instanceOfMain: true, code: 'invalid-option' });
+    expect(s().adapter.sharesMainRegistry).toBe(true);
+  });
+
+  it('algorithms: the claimants of a prefix include the domain the main entry reverses it to', () => {
+    const { prefix, claimants, decoded, reversed } = s().algorithms;
+    expect(prefix).toMatch(/-/);
+    expect(reversed).toBe('a-b.example.com');
+    expect(decoded).toBe(reversed);
+    expect(claimants).toContain(reversed);
+  });
+
+  it('safe-browsing: canonicalization and hash prefixes', () => {
+    expect(s().safeBrowsing.canonical).toBe('http://www.google.com/');
+    expect(s().safeBrowsing.hashHex).toBe(createHash('sha256').update('abc').digest('hex').slice(0, 8));
+  });
+
+  it('rice-coding: a round trip, and bad input refused with the main entry’s AmpCorsError', () => {
+    expect(s().riceCoding.roundTrip).toEqual(s().riceCoding.input);
+    expect(s().riceCoding.refusal).toMatchObject({ thrown: true, isAmpCorsError: true, instanceOfMain: true });
   });
 });
 
