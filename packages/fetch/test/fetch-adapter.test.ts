@@ -1,5 +1,5 @@
 import { createVerifier, isAmpCorsError } from '@ampcors/core';
-import { ampCorsOf, corsHeaders, createAmpCors, verifyRequest, withAmpCors } from '@ampcors/fetch';
+import { ampCorsOf, type CorsCheck, createAmpCors, withAmpCors } from '@ampcors/fetch';
 import { describe, expect, it } from 'vitest';
 
 const CACHE = 'https://example-com.cdn.ampproject.org';
@@ -115,28 +115,66 @@ describe('withAmpCors', () => {
   });
 });
 
-describe('verifyRequest and corsHeaders', () => {
+describe('check (a handler written by hand)', () => {
   const adapter = createAmpCors({ verifier: createVerifier(options), exposedHeaders: ['X-Total'] });
-  it('verify synchronously with a synchronous verifier', () => {
-    const verdict = verifyRequest(get(CACHE), adapter);
-    expect(verdict).not.toBeInstanceOf(Promise);
-    expect(verdict).toMatchObject({ allowed: true, via: 'cache' });
-  });
-  it('build the headers for a verdict', () => {
+  const passed = (check: CorsCheck | Promise<CorsCheck>) => {
+    if (check instanceof Promise || check.response !== undefined) throw new Error('expected a synchronous pass');
+    return check;
+  };
+  it('is synchronous with a synchronous verifier, and gives the verdict and the headers to add', () => {
     const request = get(CACHE);
-    const headers = corsHeaders(verifyRequest(request, adapter) as never, request, adapter);
-    expect(Object.fromEntries(headers)).toEqual({
+    const check = passed(adapter.check(request));
+    expect(check.verdict).toMatchObject({ allowed: true, via: 'cache' });
+    expect(ampCorsOf(request)?.verdict).toBe(check.verdict);
+    const response = check.apply(new Response('ok', { headers: { Vary: 'Accept-Encoding' } }));
+    expect(Object.fromEntries(response.headers)).toEqual({
       'access-control-allow-origin': CACHE,
       'access-control-allow-credentials': 'true',
       'access-control-expose-headers': 'AMP-Redirect-To, X-Total',
-      vary: 'Origin',
+      'content-type': 'text/plain;charset=UTF-8',
+      vary: 'Accept-Encoding, Origin',
     });
-    const denied = get('https://evil.com');
-    expect(Object.fromEntries(corsHeaders(verifyRequest(denied, options) as never, denied, options))).toEqual({ vary: 'Origin' });
   });
-  it('await an asynchronous verifier', async () => {
+  it('apply copies a response whose headers are immutable, and never throws (not a Response: a 500 with Vary: Origin)', async () => {
+    const check = passed(adapter.check(get(CACHE)));
+    const redirect = Response.redirect('https://www.example.com/next', 302);
+    const copied = check.apply(redirect);
+    expect(copied).not.toBe(redirect);
+    expect([copied.status, copied.headers.get('location'), copied.headers.get('access-control-allow-origin')]).toEqual([
+      302,
+      'https://www.example.com/next',
+      CACHE,
+    ]);
+    expect(redirect.headers.get('access-control-allow-origin')).toBeNull();
+    const error = Response.error();
+    expect(check.apply(error)).toBe(error);
+    for (const junk of [undefined, null, 'ok', {}]) {
+      const answer = check.apply(junk as never);
+      expect([answer.status, answer.headers.get('vary'), answer.headers.get('access-control-allow-origin')]).toEqual([500, 'Origin', null]);
+    }
+  });
+  it('answers a denial and a preflight itself, and never throws nor rejects for a failing verifier', async () => {
+    const denied = await adapter.check(get('https://evil.com'));
+    expect([denied.response?.status, denied.verdict?.allowed]).toEqual([403, false]);
+    const failing = createAmpCors({
+      verifier: {
+        verify: () => {
+          throw new Error('down');
+        },
+      },
+    });
+    const failed = failing.check(get(CACHE));
+    expect(failed).toBeInstanceOf(Promise);
+    const settled = await failed;
+    expect([settled.response?.status, settled.response?.headers.get('vary'), settled.verdict]).toEqual([500, 'Origin', undefined]);
+  });
+  it('awaits an asynchronous verifier', async () => {
     const sync = createVerifier(options);
-    const verdict = await verifyRequest(get('https://example.com'), { verifier: { verify: async (origin, context) => sync.verify(origin, context) } });
-    expect(verdict).toMatchObject({ allowed: true, via: 'publisher' });
+    const check = await createAmpCors({ verifier: { verify: async (origin, context) => sync.verify(origin, context) } }).check(get('https://example.com'));
+    expect(check.verdict).toMatchObject({ allowed: true, via: 'publisher' });
+  });
+  it('withAmpCors takes a createAmpCors result (one adapter for several handlers)', async () => {
+    const response = await withAmpCors(() => new Response('ok'), adapter)(get(CACHE));
+    expect(response.headers.get('access-control-expose-headers')).toBe('AMP-Redirect-To, X-Total');
   });
 });
