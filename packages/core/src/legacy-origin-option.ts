@@ -300,11 +300,13 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
       if (origin === null && !(sameOrigin && source !== null)) return judgeWithOriginMatcher(NOTHING, raw, context);
       // 2. The Origin's own answer, then the source origin's.
       return then(origin === null ? false : ask(origin), (answer) => {
-        const originAllowed =
-          origin !== null && compileOriginOption((answer ?? false) as OriginOption, { credentials: withCredentials, perRequest: true })(origin);
+        const matcher = origin === null ? NOTHING : compileOriginOption((answer ?? false) as OriginOption, { credentials: withCredentials, perRequest: true });
+        const originAllowed = origin !== null && matcher(origin);
         const sourceAllowed = source === null ? false : source === origin ? originAllowed : allowsWithin(ask, source);
         return then(sourceAllowed, (sourceOk) => {
-          const verdict = judgeWithOriginMatcher((candidate) => (candidate === origin ? originAllowed : candidate === source && sourceOk), raw, context);
+          const judged = judgeWithOriginMatcher((candidate) => (candidate === origin ? originAllowed : candidate === source && sourceOk), raw, context);
+          // An answer that allows any origin (`true`, `'*'`) checked nothing: the verdict says so (a drop-in may answer it with the literal *).
+          const verdict: Verdict = judged.allowed && matcher === ANY_ORIGIN && judged.origin === origin ? { ...judged, via: 'any', reason: 'any-origin' } : judged;
           if (!verdict.allowed || !parsed.ok || !withCredentials) return verdict;
           // 3. Credentials only when the function does not allow a canary too.
           const canary = canaryLike(parsed);

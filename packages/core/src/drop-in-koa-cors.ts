@@ -1,0 +1,330 @@
+/**
+ * The `@koa/cors` drop-in (issue #15): `@koa/cors`'s option names and
+ * defaults mapped onto ampcors's configuration, its credentials,
+ * `keepHeadersOnError` and `secureContext` rules, and its `origin(ctx)`
+ * function asked through core's guard, so that the Koa adapter only
+ * translates Koa's context and response. Pure: a Koa context is read as the
+ * plain object {@link KoaCorsContext} describes, never imported.
+ */
+import type { ConfigMode, ConfigProblems } from './config-check.js';
+import type { NormalizedCorsOptions } from './cors-options.js';
+import { normalizeCorsOptions } from './cors-options.js';
+import type { CorsPlan } from './cors-plan.js';
+import { type AdapterOptionsSpec, type AmpCorsConfig, type CorsDecision, createCorsPolicy, type VerdictSource } from './cors-policy.js';
+import { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher } from './legacy-origin-option.js';
+import { isThenable, nodeHeader, type NodeHeaders, nodeRequestFacts } from './request-facts.js';
+import { appendVary } from './vary.js';
+
+/** The part of a Koa context (Koa 2 and 3) the drop-in reads. */
+export interface KoaCorsContext {
+  /** Node's request: its method, URL and header map. */
+  readonly req: { readonly method?: string; readonly url?: string; readonly headers: NodeHeaders };
+  /** The URL as the client sent it (before a mounted router rewrote `req.url`). */
+  readonly originalUrl?: string;
+  /** The context's state, where the adapter puts the verdict. */
+  state: object;
+}
+
+/** `@koa/cors`'s origin function: the `Access-Control-Allow-Origin` value for this request, or a falsy value to deny. */
+export type KoaCorsOriginFunction<C> = (ctx: C) => string | null | undefined | false | PromiseLike<string | null | undefined | false>;
+
+/**
+ * The options of the Koa adapter: the ampcors configuration, plus the
+ * options of `@koa/cors` under their own names.
+ */
+export interface KoaCorsOptions<C = KoaCorsContext> extends Omit<AmpCorsConfig, 'credentials' | 'maxAge'> {
+  /**
+   * `@koa/cors`'s `origin`: an exact origin, `'*'`, or a {@link KoaCorsOriginFunction}. With `publishers` or `verifier` it adds origins; alone, it decides.
+   * With credentials, an option allowing origins nobody names (`'*'`, `(ctx) => ctx.get('Origin')`) is refused.
+   */
+  readonly origin?: string | KoaCorsOriginFunction<C>;
+  /** Alias of `methods`; `null`, `''` or `[]` sends no `Access-Control-Allow-Methods` (as `@koa/cors`). */
+  readonly allowMethods?: string | readonly string[] | null;
+  /** Alias of `allowedHeaders`; `''` or `[]` answers each preflight with the headers it asks for (as `@koa/cors`). */
+  readonly allowHeaders?: string | readonly string[];
+  /** Alias of `exposedHeaders`. */
+  readonly exposeHeaders?: string | readonly string[];
+  /** `Access-Control-Allow-Credentials`, or a function deciding it per request. */
+  readonly credentials?: boolean | ((ctx: C) => boolean | PromiseLike<boolean>);
+  /** `Access-Control-Max-Age` in seconds (a numeric string is accepted, and `0` sends none, as `@koa/cors` does). */
+  readonly maxAge?: number | string;
+  /** Keep the CORS headers (and `Vary: Origin`) on errors thrown by later middleware (default `true`, as `@koa/cors`). */
+  readonly keepHeadersOnError?: boolean;
+  /** Also send `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp` (default `false`). */
+  readonly secureContext?: boolean;
+}
+
+/** What the Koa adapter builds once, at construction, from its options. */
+export interface KoaCorsPolicy<C extends KoaCorsContext> {
+  /** The mode the options' keys named. */
+  readonly mode: ConfigMode;
+  /**
+   * Judges one request: reads its facts (`ctx.originalUrl` for the
+   * `__amp_source_origin`), asks the credentials and origin functions, and
+   * plans the response. Synchronous unless a function or verifier answers
+   * with a Promise. May throw or reject when one of them does.
+   */
+  decide(ctx: C): CorsDecision | Promise<CorsDecision>;
+  /** The headers to set for a plan: the plan's, plus `secureContext`'s when configured (never on a 403). */
+  headersOf(plan: CorsPlan): ReadonlyArray<readonly [string, string]>;
+  /** The error to rethrow when deciding failed: it carries `Vary: Origin` for Koa's error response. */
+  errorWhileDeciding(error: unknown): unknown;
+  /** The error to rethrow when later middleware threw: it carries the plan's headers and `Vary` unless `keepHeadersOnError: false`. */
+  errorAfter(error: unknown, plan: CorsPlan): unknown;
+}
+
+/** `@koa/cors`'s default `Access-Control-Allow-Methods`, kept in the compatible mode. */
+const KOA_CORS_METHODS = 'GET,HEAD,PUT,POST,DELETE,PATCH';
+
+/** `@koa/cors`'s own keys (the others are ampcors's). */
+const KOA_CORS_KEYS: readonly string[] = ['origin', 'allowMethods', 'allowHeaders', 'exposeHeaders', 'keepHeadersOnError', 'secureContext'];
+
+/** The headers of `secureContext: true`. */
+const SECURE_CONTEXT: ReadonlyArray<readonly [string, string]> = [
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  ['Cross-Origin-Embedder-Policy', 'require-corp'],
+];
+
+/** True for what `@koa/cors` reads as "no list": `null`, `''`, `[]`. */
+function isEmptyList(value: unknown): boolean {
+  return value === null || value === '' || (Array.isArray(value) && value.length === 0);
+}
+
+/**
+ * Maps `@koa/cors`'s option names onto ampcors's, with `@koa/cors`'s
+ * defaults when its `origin` option decides (its methods, credentials off,
+ * a denied origin passed on without headers); the problems of its own keys
+ * go to `problems`.
+ *
+ * 1. Values: `maxAge` a whole number (or its digits), `credentials` a
+ *    boolean or a function, the flags booleans; an alias and its ampcors
+ *    name not both.
+ * 2. `'*'` with `privateNetworkAccess` is refused: every website could read
+ *    a server on a private network, which is what Private Network Access
+ *    exists to prevent.
+ * 3. `@koa/cors`'s empty values: no methods header for `allowMethods:
+ *    null`/`''`/`[]`, the asked headers for an empty `allowHeaders`, no
+ *    `Access-Control-Max-Age` for `maxAge: 0`.
+ */
+function koaConfig(given: KoaCorsOptions<unknown>, mode: ConfigMode, problems: ConfigProblems): AmpCorsConfig {
+  const { origin, allowMethods, allowHeaders, exposeHeaders, credentials, maxAge, keepHeadersOnError, secureContext, ...rest } = given;
+  // 1. Values.
+  if (typeof maxAge === 'string' && !/^[0-9]+$/.test(maxAge)) problems.add('invalid-option', 'maxAge must be a non-negative whole number of seconds');
+  if (credentials !== undefined && typeof credentials !== 'boolean' && typeof credentials !== 'function')
+    problems.add('invalid-option', 'credentials must be a boolean or a function');
+  if (keepHeadersOnError !== undefined && typeof keepHeadersOnError !== 'boolean') problems.add('invalid-option', 'keepHeadersOnError must be true or false');
+  if (secureContext !== undefined && typeof secureContext !== 'boolean') problems.add('invalid-option', 'secureContext must be true or false');
+  for (const [alias, name] of [
+    ['allowMethods', 'methods'],
+    ['allowHeaders', 'allowedHeaders'],
+    ['exposeHeaders', 'exposedHeaders'],
+  ] as const) {
+    if (given[alias] !== undefined && rest[name] !== undefined) problems.add('invalid-option', `give ${name} or its alias ${alias}, not both`);
+  }
+  // 2. Every website reading a private-network server.
+  if (origin === '*' && rest.privateNetworkAccess === true)
+    problems.add(
+      'unsafe-configuration',
+      "origin '*' with privateNetworkAccess would let every website read this server on a private network; name the origins that may (an origin function), or leave privateNetworkAccess out",
+    );
+  // 3. The mapping, with @koa/cors's empty values.
+  const methods = allowMethods === undefined ? (mode === 'amp' ? undefined : KOA_CORS_METHODS) : isEmptyList(allowMethods) ? [] : allowMethods;
+  const seconds = typeof maxAge === 'string' ? Number(maxAge) : maxAge;
+  return {
+    ...rest,
+    ...(rest.methods === undefined && methods !== undefined && { methods: methods as string | readonly string[] }),
+    ...(allowHeaders !== undefined && !isEmptyList(allowHeaders) && { allowedHeaders: allowHeaders }),
+    ...(exposeHeaders !== undefined && { exposedHeaders: exposeHeaders }),
+    ...(seconds !== undefined && !(seconds === 0 && typeof maxAge === 'number') && { maxAge: seconds }),
+    ...(mode !== 'any-origin' && { credentials: typeof credentials === 'boolean' ? credentials : credentials === undefined ? mode === 'amp' : true }),
+    ...(origin !== undefined && { onDenied: rest.onDenied ?? 'omit' }),
+  };
+}
+
+/** What the configuration check leaves: the mapped configuration and the compiled static `origin`. */
+interface Compiled {
+  config?: AmpCorsConfig;
+  matcher?: OriginMatcher;
+}
+
+/**
+ * The configuration check of the Koa adapter (issue #15): unknown keys name
+ * the closest known one, the mode is named by keys only, and a static
+ * `origin` is compiled into `compiled`, so that its problems are listed
+ * with all the others.
+ */
+function koaSpec(entry: string, compiled: Compiled): AdapterOptionsSpec {
+  return {
+    entry,
+    keys: KOA_CORS_KEYS,
+    originKey: 'origin',
+    aliases: { allowedOrigins: 'origin', allowOrigin: 'origin', optionsSuccessStatus: 'preflightStatus' },
+    allowNothing: 'To allow no cross-origin request on purpose, pass origin: () => false (or leave ampCors out: same-origin requests need no CORS).',
+    allowAny:
+      "For a public API that any origin may read without credentials, call ampCors() with no options, or add origin: '*' to @koa/cors's other options (Access-Control-Allow-Origin: *, @koa/cors's default).",
+    map(given, mode, problems) {
+      const options = given as KoaCorsOptions<unknown>;
+      const config = koaConfig(options, mode, problems);
+      compiled.config = config;
+      const origin = options.origin;
+      if (origin !== undefined && typeof origin !== 'function' && typeof origin !== 'string') {
+        problems.add('invalid-option', "origin must be an exact origin string, '*' or a function (ctx) => string, as in @koa/cors");
+      } else if (typeof origin === 'string') {
+        compiled.matcher = problems.attempt(() => compileOriginOption(origin, { credentials: config.credentials === true }));
+      }
+      return config;
+    },
+  };
+}
+
+/**
+ * An origin function's answer as an origin option: a non-empty string as
+ * is, anything else none. `'*'` with credentials is `@koa/cors`'s "reflect
+ * this request's Origin", so it is an allow of the origin asked about
+ * (`true`), guarded like any other.
+ */
+function koaAnswer(answer: unknown, withCredentials: boolean): unknown {
+  const read = (value: unknown) => (typeof value === 'string' && value !== '' ? (value === '*' && withCredentials ? true : value) : false);
+  return isThenable(answer) ? Promise.resolve(answer).then(read) : read(answer);
+}
+
+const PROBE_HOST = 'ampcors-probe.invalid';
+
+/** A stand-in context for asking an origin function about `origin` outside any request (at construction). */
+function probeContext(origin: string): object {
+  const headers: Record<string, string> = { host: PROBE_HOST, origin };
+  const get = (name: string) => headers[name.toLowerCase()] ?? '';
+  const req = { method: 'GET', url: '/', headers };
+  const request = {
+    method: 'GET',
+    url: '/',
+    path: '/',
+    href: `https://${PROBE_HOST}/`,
+    origin: `https://${PROBE_HOST}`,
+    host: PROBE_HOST,
+    hostname: PROBE_HOST,
+    header: headers,
+    headers,
+    query: {},
+    querystring: '',
+    get,
+    req,
+  };
+  return { ...request, originalUrl: '/', request, req, state: {}, method: 'GET' };
+}
+
+/**
+ * A view of `ctx` in which the `Origin` request header is `origin`, for the
+ * guard's questions about another origin than the request's (a canary, the
+ * `__amp_source_origin`). It has its own `state`, so an answer cannot write
+ * into the request's.
+ */
+function contextAbout(ctx: KoaCorsContext, origin: string): object {
+  const real = ctx as KoaCorsContext & { request?: object };
+  const headers: Record<string, string | readonly string[] | undefined> = { ...real.req.headers, origin };
+  const get = (name: string) => nodeHeader(headers, name.toLowerCase()) ?? '';
+  const req = Object.create(real.req, { headers: { value: headers } }) as object;
+  const request = Object.create(real.request ?? null, {
+    get: { value: get },
+    header: { value: headers },
+    headers: { value: headers },
+    req: { value: req },
+  }) as object;
+  return Object.create(real, {
+    get: { value: get },
+    header: { value: headers },
+    headers: { value: headers },
+    request: { value: request },
+    req: { value: req },
+    state: { value: {} },
+  }) as object;
+}
+
+/** `error` (an Error, or one made of it) with `headers` merged into its `headers` for Koa's error response, `Vary: Origin` appended as `@koa/cors` does. */
+function withErrorHeaders(error: unknown, headers: Readonly<Record<string, string>>, vary: readonly string[]): unknown {
+  const target = error instanceof Error ? error : new Error(String(error));
+  const carried = (target as { headers?: Record<string, string> }).headers ?? {};
+  const merged = appendVary(carried.vary ?? carried.Vary, vary);
+  const { Vary: _dropped, ...others } = carried;
+  try {
+    (target as { headers?: Record<string, string> }).headers = { ...others, ...headers, vary: merged };
+  } catch {
+    // A frozen error keeps its headers; Koa still answers 500.
+  }
+  return target;
+}
+
+const VARY_ORIGIN: readonly string[] = ['Origin'];
+
+/**
+ * Builds the Koa adapter's policy from its options, once (issue #15).
+ *
+ * With `publishers` (or `verifier`): the AMP mode, ampcors's defaults.
+ *
+ * With `@koa/cors`'s options (`origin`, or none): `@koa/cors`'s behaviour,
+ * including its defaults (credentials off, its methods, a denied origin
+ * passed on without headers), the literal `*` for `origin: '*'` (and for
+ * an origin function's `'*'`) without credentials, and its `Vary` policy
+ * (`Vary: Origin` on every response, the `*` ones included), except where
+ * it is unsafe: with credentials, an option allowing every origin is
+ * refused (`'*'`, which `@koa/cors` turns into reflecting every origin, and
+ * an origin function that allows origins nobody names, such as `(ctx) =>
+ * ctx.get('Origin')`, asked about canary origins at construction and once
+ * more per allowed credentialed request). An origin function is not called
+ * for a request without `Origin` (nor `__amp_source_origin`), nor for an
+ * `Origin` that is not one canonical origin.
+ *
+ * @param options - the adapter's options as the user gave them
+ * @param entry - the entry point, as errors name it
+ * @throws AmpCorsError for an invalid configuration, listing every problem.
+ */
+export function createKoaCorsPolicy<C extends KoaCorsContext>(options: KoaCorsOptions<C> | undefined, entry: string): KoaCorsPolicy<C> {
+  const compiled: Compiled = {};
+  const policy = createCorsPolicy(options as AmpCorsConfig, koaSpec(entry, compiled));
+  const given: KoaCorsOptions<C> = policy.mode === 'any-origin' ? {} : (options as KoaCorsOptions<C>);
+  const { origin, credentials, keepHeadersOnError, secureContext } = given;
+  const staticCredentials = policy.options.credentials;
+  // @koa/cors's answers (the compatible modes only): its `*` and its Vary policy; `origin: '*'` answers * to every request.
+  const koa = (normalized: NormalizedCorsOptions): NormalizedCorsOptions =>
+    policy.mode === 'amp'
+      ? normalized
+      : { ...normalized, starForAnyOrigin: true, alwaysVaryOrigin: true, ...(origin === '*' && !normalized.credentials && { anyOrigin: true }) };
+  const withCredentials = koa(policy.options);
+  // With a credentials function, both variants are prepared once.
+  const withoutCredentials = typeof credentials === 'function' ? koa(normalizeCorsOptions({ ...compiled.config, credentials: false })) : withCredentials;
+  const keep = keepHeadersOnError !== false;
+  const secure = secureContext === true;
+  // A static origin was compiled once, by the configuration check ('*' refused whenever credentials may be on).
+  const matcher = compiled.matcher;
+  const staticSource: VerdictSource | null = matcher === undefined ? null : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
+  // An origin function is asked about canary origins now: one allowing every origin is refused with credentials, like '*'.
+  const guarded =
+    typeof origin === 'function' ? policy.guardOriginFunction((asked) => koaAnswer(origin(probeContext(asked) as C), staticCredentials), staticCredentials) : null;
+
+  const judge = (ctx: C, credentialed: boolean): CorsDecision | Promise<CorsDecision> => {
+    let source = staticSource;
+    if (guarded !== null && typeof origin === 'function') {
+      const own = nodeHeader(ctx.req.headers, 'origin');
+      source = guarded((asked) => koaAnswer(origin(asked === own ? ctx : (contextAbout(ctx, asked) as C)), credentialed), credentialed);
+    }
+    return policy.decide(nodeRequestFacts(ctx.req, ctx.originalUrl), source, credentialed ? withCredentials : withoutCredentials);
+  };
+
+  return {
+    mode: policy.mode,
+    decide(ctx) {
+      if (typeof credentials !== 'function') return judge(ctx, staticCredentials);
+      const asked = credentials(ctx);
+      return isThenable(asked) ? Promise.resolve(asked).then((yes) => judge(ctx, !!yes)) : judge(ctx, !!asked);
+    },
+    headersOf: secure ? (plan) => (plan.kind === 'reject' ? plan.headers : [...plan.headers, ...SECURE_CONTEXT]) : (plan) => plan.headers,
+    errorWhileDeciding: (error) => withErrorHeaders(error, {}, VARY_ORIGIN),
+    errorAfter(error, plan) {
+      if (!keep) return error;
+      const kept: Record<string, string> = {};
+      for (const [name, value] of plan.headers) kept[name] = value;
+      if (secure && plan.kind !== 'reject') for (const [name, value] of SECURE_CONTEXT) kept[name] = value;
+      return withErrorHeaders(error, kept, plan.vary.length > 0 ? plan.vary : VARY_ORIGIN);
+    },
+  };
+}
