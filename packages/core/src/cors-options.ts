@@ -88,6 +88,15 @@ export interface NormalizedCorsOptions {
   readonly starForAnyOrigin?: boolean;
   /** A drop-in's peer policy (like {@link starForAnyOrigin}): `Vary: Origin` on the literal `*` answers too (`@koa/cors` varies every response). */
   readonly alwaysVaryOrigin?: boolean;
+  /**
+   * A drop-in's peer policy (like {@link starForAnyOrigin}): every `OPTIONS`
+   * request is answered as a preflight, with or without `Origin` and
+   * `Access-Control-Request-Method`, as the `cors` package answers it
+   * (drop-in-cors.ts). Never set by an option.
+   */
+  readonly everyOptionsIsPreflight?: boolean;
+  /** A drop-in's peer policy (like {@link starForAnyOrigin}): how the configured `allowedHeaders` are joined (`,` in the `cors` package; default `, `). */
+  readonly allowedHeadersSeparator?: string;
 }
 
 /** Default `Access-Control-Allow-Methods` (the `cors` package's default). */

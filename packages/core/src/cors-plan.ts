@@ -69,6 +69,11 @@ export function isPreflight(request: CorsRequest): boolean {
   return request.method.toUpperCase() === 'OPTIONS' && !!request.origin && !!request.requestMethod;
 }
 
+/** Whether the plan answers `request` as a preflight: {@link isPreflight}, or any `OPTIONS` under a drop-in's `everyOptionsIsPreflight`. */
+function answeredAsPreflight(request: CorsRequest, options: NormalizedCorsOptions): boolean {
+  return options.everyOptionsIsPreflight === true ? request.method.toUpperCase() === 'OPTIONS' : isPreflight(request);
+}
+
 /**
  * The requested headers to reflect in `Access-Control-Allow-Headers`, minus
  * `AMP-Same-Origin` and the wildcard `*` (which would allow it); `null` when
@@ -178,7 +183,9 @@ function exposeValue(exposed: readonly string[], withSource: boolean): string {
  *    legacy `AMP-Access-Control-Allow-Source-Origin` (and its expose entry)
  *    only with `legacySourceOriginHeader`, and for AMP for Email v1.
  * 4. Denied: 403 with the reason code (`onDenied: 'reject'`), or no CORS
- *    headers (`'omit'`).
+ *    headers (`'omit'`). Under a drop-in's `everyOptionsIsPreflight` (the
+ *    `cors` package's rule), every `OPTIONS` is answered as a preflight,
+ *    one without `Origin` with no CORS header.
  * 5. A plan holding a value that is not a valid header value is denied
  *    (`malformed`) instead: no runtime can fail on it half-way.
  *
@@ -189,7 +196,7 @@ export function planCors(request: CorsRequest, verdict: Verdict, options: Normal
   if (options.anyOrigin === true) return anyOriginPlan(request, options);
   if (verdict.allowed && verdict.via === 'same-origin' && verdict.origin !== null)
     return pass('actual', [], options.emailSenders === null ? VARY_ACTUAL : VARY_ACTUAL_EMAIL);
-  const preflight = isPreflight(request);
+  const preflight = answeredAsPreflight(request, options);
   const email = options.emailSenders === null || preflight ? undefined : emailSenderOf(request, options);
   const vary = options.emailSenders === null ? (preflight ? VARY_PREFLIGHT : VARY_ACTUAL) : preflight ? VARY_PREFLIGHT_EMAIL : VARY_ACTUAL_EMAIL;
   // The legacy source-origin header only when configured (its value checked by the verifier either way).
@@ -242,8 +249,8 @@ function allowedPlan(
     return checked(pass('actual', headers, vary), options, false);
   }
   if (options.methods !== '') headers.push(['Access-Control-Allow-Methods', options.methods]);
-  const allowHeaders = options.allowedHeaders ?? reflectableHeaders(request.requestHeaders);
-  if (allowHeaders !== null && allowHeaders.length > 0) headers.push(['Access-Control-Allow-Headers', allowHeaders.join(', ')]);
+  const allowHeaders = allowHeadersValue(request, options);
+  if (allowHeaders !== null) headers.push(['Access-Control-Allow-Headers', allowHeaders]);
   if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
   if (options.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(['Access-Control-Allow-Private-Network', 'true']);
   return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
@@ -256,13 +263,13 @@ function allowedPlan(
  */
 function anyOriginPlan(request: CorsRequest, options: NormalizedCorsOptions): CorsPlan {
   const headers: Array<readonly [string, string]> = [['Access-Control-Allow-Origin', '*']];
-  if (!isPreflight(request)) {
+  if (!answeredAsPreflight(request, options)) {
     headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, false)]);
     return checked(pass('actual', headers, options.alwaysVaryOrigin === true ? VARY_ACTUAL : VARY_NONE), options, false);
   }
   if (options.methods !== '') headers.push(['Access-Control-Allow-Methods', options.methods]);
-  const allowHeaders = options.allowedHeaders ?? reflectableHeaders(request.requestHeaders);
-  if (allowHeaders !== null && allowHeaders.length > 0) headers.push(['Access-Control-Allow-Headers', allowHeaders.join(', ')]);
+  const allowHeaders = allowHeadersValue(request, options);
+  if (allowHeaders !== null) headers.push(['Access-Control-Allow-Headers', allowHeaders]);
   if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
   const vary =
     options.alwaysVaryOrigin === true
@@ -275,9 +282,25 @@ function anyOriginPlan(request: CorsRequest, options: NormalizedCorsOptions): Co
   return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
 }
 
+/**
+ * The `Access-Control-Allow-Headers` value of a preflight, or `null` for
+ * none: the configured headers (joined with `, `, or a drop-in's
+ * `allowedHeadersSeparator`), else the requested ones that may be reflected.
+ */
+function allowHeadersValue(request: CorsRequest, options: NormalizedCorsOptions): string | null {
+  const configured = options.allowedHeaders;
+  const names = configured ?? reflectableHeaders(request.requestHeaders);
+  if (names === null || names.length === 0) return null;
+  return names.join(configured === null ? ', ' : (options.allowedHeadersSeparator ?? ', '));
+}
+
 /** 4. A denied request: outside CORS when `Origin` is missing, else 403 or no CORS headers. */
 function denial(reason: string, options: NormalizedCorsOptions, preflight: boolean, vary: readonly string[]): CorsPlan {
-  if (reason === 'missing') return pass('actual', [], vary);
+  if (reason === 'missing') {
+    // Outside CORS; a drop-in's peer that answers every OPTIONS answers this one too, without CORS headers.
+    const answered = preflight && options.everyOptionsIsPreflight === true && !options.preflightContinue;
+    return answered ? end(options.preflightStatus, [], vary) : pass('actual', [], vary);
+  }
   if (options.onDenied === 'reject') return reject(reason, vary);
   if (preflight && !options.preflightContinue) return end(options.preflightStatus, [], vary);
   return pass(preflight ? 'preflight' : 'actual', [], vary);
