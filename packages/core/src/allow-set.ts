@@ -3,7 +3,6 @@ import type { AmpCache } from './caches.js';
 import { canonicalDomain, MAX_LABEL_LENGTH, unicodeDomain } from './domain-name.js';
 import {
   basicPrefix,
-  fallbackDigest,
   HASHED_PREFIX_LENGTH,
   type HashForms,
   hashedPrefixForms,
@@ -11,8 +10,11 @@ import {
   isHashedPrefix,
   MAX_PREFIX_LENGTH,
   type PrefixForm,
+  type PrefixFormEntry,
+  readablePrefixForms,
 } from './domain-prefix.js';
-import { acceptedReadableForms } from './prefix-forms.js';
+import { claimedByAnother } from './prefix-forms.js';
+import { sha256Words } from './sha256-words.js';
 
 /** What the allow-set knows of one accepted cache origin. */
 export interface AllowEntry {
@@ -119,52 +121,55 @@ export interface OriginTable<T> {
   entries(): IterableIterator<[string, T]>;
 }
 
+/** Options of {@link buildOriginTable}. */
+export interface OriginTableOptions {
+  /**
+   * Whether a domain is trusted by the configuration (default: it is one of
+   * the domains); a readable form that some other domain also has is
+   * accepted only when every such domain is covered (SPEC §6).
+   */
+  readonly covered?: (domain: string) => boolean;
+  /** The domains are canonical already (the verifier's parsed rules): they are not canonicalized again. */
+  readonly canonical?: boolean;
+}
+
 /**
  * The table behind {@link buildAllowSet}, with the value remembered per
  * recent origin made by `make` (once per origin and memo generation): the
  * verifier stores its ready-made verdict there, so a repeated allowed origin
- * costs one lookup and no allocation.
+ * costs one lookup and no allocation. Nothing is stored per origin: values
+ * are made on demand from the compact indexes below and kept only while
+ * recent (bounded).
  *
- * Layout: one table from readable prefix to (publisher domain, form), shared
- * by all caches — a prefix is a single label, so `https://` + prefix + `.` +
- * cache domain names one cache (found in a map by cache domain: the cost
- * does not grow with the number of caches) and one prefix. The hashed
- * prefixes are indexed at construction by the first 64 bits of their
- * SHA-256 ({@link buildHashIndex}): one SHA-256 per domain (two for an IDN)
- * while building, about 1.5 µs each, so that no request ever waits for the
- * whole list to be hashed (a million domains: seconds); `size` and
- * `entries` list every hashed prefix in full on first need (tools, tests).
+ * Layout: an index of the readable prefixes ({@link buildReadableIndex})
+ * shared by all caches — a prefix is a single label, so `https://` + prefix
+ * + `.` + cache domain names one cache (found in a map by cache domain: the
+ * cost does not grow with the number of caches) and one prefix. The hashed
+ * prefixes are indexed at construction by their SHA-256
+ * ({@link buildHashIndex}): one SHA-256 per domain (two for an IDN) while
+ * building, about 0.4 µs each, so that no request ever waits for the whole
+ * list to be hashed; `entries` lists every hashed prefix in full on first
+ * need (tools, tests).
  *
- * @param covered - whether a domain is trusted by the configuration (default:
- *   it is one of `domains`); a readable form that some other domain also has
- *   is accepted only when every such domain is covered (SPEC §6).
  * @throws AmpCorsError `invalid-domain` for a malformed domain.
  */
 export function buildOriginTable<T>(
   domains: Iterable<string>,
   caches: readonly AmpCache[],
   make: (origin: string, entry: AllowEntry) => T,
-  covered?: (domain: string) => boolean,
+  options: OriginTableOptions = {},
 ): OriginTable<T> {
   const index = cacheIndexOf(caches);
   const publisherDomains: string[] = [];
-  for (const domain of domains) publisherDomains.push(canonicalDomain(domain));
-  const isCovered =
-    covered ??
-    (
-      (set) => (domain: string) =>
-        set.has(domain)
-    )(new Set(publisherDomains));
-  // Readable prefix → index of its publisher domain × FORM_SLOTS + form code.
-  const prefixes = new Map<string, number>();
-  for (let i = 0; i < publisherDomains.length; i++) {
-    for (const { prefix, form } of acceptedReadableForms(publisherDomains[i] as string, isCovered)) {
-      if (!prefixes.has(prefix)) prefixes.set(prefix, i * FORM_SLOTS + FORM_CODE[form]);
-    }
-  }
-  // Hashed prefix → the same packing, in a compact index built now (no stall on the first hashed request).
+  for (const domain of domains) publisherDomains.push(options.canonical === true ? domain : canonicalDomain(domain));
+  // The default coverage (the listed domains) is asked only for a domain whose forms another can share: made on first need.
+  let listed: Set<string> | undefined;
+  const isCovered = options.covered ?? ((domain: string) => (listed ??= new Set(publisherDomains)).has(domain));
+  const readable = buildReadableIndex(publisherDomains, isCovered);
+  listed = undefined;
+  // Hashed prefixes, in a compact index built now (no stall on the first hashed request).
   const hashes = buildHashIndex(publisherDomains);
-  // Every hashed prefix with its packing, for `size` and `entries` (tools and tests; one SHA-256 per form), made on first need.
+  // Every hashed prefix with its packing, for `entries` (tools and tests; one SHA-256 per form), made on first need.
   let hashList: Map<string, number> | undefined;
   const allHashes = (): Map<string, number> => {
     if (hashList) return hashList;
@@ -197,20 +202,22 @@ export function buildOriginTable<T>(
     const cache = cacheEndingAt(origin, dot + 1, index);
     if (cache === undefined) return undefined;
     const prefix = origin.slice(SCHEME.length, dot);
-    const packed = isHashedPrefix(prefix) ? hashes.find(prefix) : prefixes.get(prefix);
+    const packed = isHashedPrefix(prefix) ? hashes.find(prefix) : readable.find(prefix);
     return packed === undefined ? undefined : memo.set(origin, valueOf(origin, prefix, packed, cache));
   };
 
+  let hashedCount: number | undefined;
   return {
     get: (origin) => {
       if (typeof origin !== 'string' || origin.length > maxOriginLength) return undefined;
       return memo.get(origin) ?? lookup(origin);
     },
     get size() {
-      return (prefixes.size + allHashes().size) * index.unique.length;
+      hashedCount ??= hashes.count();
+      return (readable.size + hashedCount) * index.unique.length;
     },
     *entries() {
-      for (const table of [prefixes, allHashes()]) {
+      for (const table of [readable.entries(), allHashes().entries()]) {
         for (const [prefix, packed] of table) {
           for (const cache of index.unique) {
             const origin = `${SCHEME}${prefix}.${cache.cacheDomain}`;
@@ -222,10 +229,122 @@ export function buildOriginTable<T>(
   };
 }
 
+/** The accepted readable prefixes of the configured domains (see {@link buildReadableIndex}). */
+interface ReadableIndex {
+  /** The packing (domain index × FORM_SLOTS + form code) of an accepted readable prefix, if it is one. */
+  find(prefix: string): number | undefined;
+  /** Number of accepted readable prefixes. */
+  readonly size: number;
+  /** Every accepted readable prefix with its packing (tools and tests). */
+  entries(): IterableIterator<[string, number]>;
+}
+
+/** Positions in {@link readablePrefixForms}' list: spec, toolbox of the ASCII and of the Unicode form, amppackager. */
+const READABLE_SLOTS = 4;
+
+/** A 32-bit hash of a string's code units (FNV-1a, then MurmurHash3's finalizer to spread the low bits); exported for the tests, which look for colliding prefixes. */
+export function stringHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
+}
+
+/**
+ * The readable prefixes of `domains` that the allow-set accepts
+ * (`acceptedReadableForms`), the first listed domain winning a prefix
+ * two share. The prefixes of a domain without `xn` — nearly every domain —
+ * are not kept as strings: an open-addressing table (linear probing, at
+ * most half full, 16 bytes a domain or less) holds a 32-bit hash of each and where it comes from (the
+ * domain's index and the form's position in {@link readablePrefixForms}'
+ * list), 8 bytes a slot; a slot whose hash matches is confirmed by computing
+ * that form again (string work for such a domain: no punycode, no hashing)
+ * and comparing all of it with the prefix asked for. The prefixes of domains
+ * with `xn` (IDNs, whose forms need punycode and UTS #46) are kept in a map
+ * by string.
+ */
+function buildReadableIndex(domains: readonly string[], covered: (domain: string) => boolean): ReadableIndex {
+  // At most one form per domain without `xn` (readablePrefixForms' plain path gives spec and toolbox alike):
+  // a table sized for the domains, doubled whenever it is more than half full.
+  let capacity = 16;
+  while (capacity < domains.length) capacity *= 2;
+  let keys = new Int32Array(capacity);
+  // Domain index × READABLE_SLOTS + position, plus 1 (0: an empty slot).
+  let slots = new Uint32Array(capacity);
+  let used = 0;
+  // Prefix → domain index × FORM_SLOTS + form code, for the domains with `xn`.
+  const named = new Map<string, number>();
+  const formAt = (entry: number): PrefixFormEntry =>
+    readablePrefixForms(domains[Math.floor(entry / READABLE_SLOTS)] as string)[entry % READABLE_SLOTS] as PrefixFormEntry;
+  // The slot holding `prefix` (whose hash is `hash`), or the empty slot where it would go.
+  const slotOf = (prefix: string, hash: number): number => {
+    const mask = capacity - 1;
+    for (let k = hash & mask; ; k = (k + 1) & mask) {
+      const entry = slots[k] as number;
+      if (entry === 0 || (keys[k] === hash && formAt(entry - 1).prefix === prefix)) return k;
+    }
+  };
+  const grow = (): void => {
+    const oldKeys = keys;
+    const oldSlots = slots;
+    capacity *= 2;
+    keys = new Int32Array(capacity);
+    slots = new Uint32Array(capacity);
+    for (let k = 0; k < oldSlots.length; k++) {
+      if (oldSlots[k] === 0) continue;
+      let at = (oldKeys[k] as number) & (capacity - 1);
+      while (slots[at] !== 0) at = (at + 1) & (capacity - 1);
+      keys[at] = oldKeys[k] as number;
+      slots[at] = oldSlots[k] as number;
+    }
+  };
+  for (let i = 0; i < domains.length; i++) {
+    const domain = domains[i] as string;
+    const forms = readablePrefixForms(domain);
+    for (let position = 0; position < forms.length; position++) {
+      const { prefix, form } = forms[position] as PrefixFormEntry;
+      // Twin of acceptedReadableForms (the same filter, keeping each form's position in the list): keep in step.
+      if (claimedByAnother(domain, prefix, covered) || (named.size > 0 && named.has(prefix))) continue;
+      const hash = stringHash(prefix);
+      const k = slotOf(prefix, hash);
+      if (slots[k] !== 0) continue;
+      if (domain.includes('xn')) {
+        named.set(prefix, i * FORM_SLOTS + FORM_CODE[form]);
+        continue;
+      }
+      keys[k] = hash;
+      slots[k] = i * READABLE_SLOTS + position + 1;
+      if (++used * 2 > capacity) grow();
+    }
+  }
+  const packingOf = (entry: number): number => Math.floor(entry / READABLE_SLOTS) * FORM_SLOTS + FORM_CODE[formAt(entry).form];
+  return {
+    find(prefix) {
+      const entry = slots[slotOf(prefix, stringHash(prefix))] as number;
+      return entry === 0 ? named.get(prefix) : packingOf(entry - 1);
+    },
+    get size() {
+      return used + named.size;
+    },
+    *entries() {
+      yield* named;
+      for (let k = 0; k < capacity; k++) {
+        const entry = slots[k] as number;
+        if (entry !== 0) yield [formAt(entry - 1).prefix, packingOf(entry - 1)];
+      }
+    },
+  };
+}
+
 /** The dash-free prefixes of the configured domains, found by digest without a string per prefix. */
 interface HashIndex {
   /** The packing (domain index × FORM_SLOTS + form code) of a dash-free prefix, if it is one of the domains'. */
   find(prefix: string): number | undefined;
+  /** Number of distinct dash-free prefixes (counted without making their strings). */
+  count(): number;
 }
 
 /** Value of a base32 (RFC 4648, lowercase) digit, or -1. */
@@ -271,87 +390,98 @@ function decodeHashedPrefix(prefix: string): boolean {
  * The dash-free prefixes of `domains` (the SHA-256 hash of each ASCII and
  * Unicode form, SPEC §2.2, and the guide's dash-free prefix of a one-label
  * name), indexed without one string per prefix: each SHA-256 digest as 8
- * words in one Uint32Array, sorted by its first 64 bits, with its domain in
- * a second (36 bytes per hash, computed once here: one SHA-256 per domain,
+ * words in one Uint32Array — domain i's ASCII form at position i, the
+ * Unicode forms of IDNs after them — and their order by first 64 bits in a
+ * second (36 bytes per hash, computed once here: one SHA-256 per domain,
  * two for an IDN). A request's 52-digit prefix is decoded to its digest,
  * found by binary search on the first 64 bits and matched on all 256 (a
  * prefix anyone can write is never taken for a domain's by its first bits),
  * with no SHA-256, punycode or UTS #46 for a domain without `xn` (the form
- * names of the others are computed here). Equal digests keep list order:
- * the first domain listed wins, as in the readable table.
+ * names of the others are computed here). Among equal digests the first
+ * domain listed wins (its ASCII form first), as in the readable table.
  */
 function buildHashIndex(domains: readonly string[]): HashIndex {
-  // Built apart, so that the closures below keep only the sorted tables (not the unsorted copies).
-  const { sorted, sortedOwners, count, others, named } = sortedDigests(domains);
-  const matches = (k: number): boolean => {
-    for (let w = 2; w < DIGEST_WORDS; w++) if (sorted[k * DIGEST_WORDS + w] !== wanted[w]) return false;
+  // Built apart, so that the closures below keep only the tables they need.
+  const { digests, order, count, unicodeOwners, others, named } = hashDigests(domains);
+  const domainCount = domains.length;
+  /** Domain index × 2, + 1 for the hash of its Unicode form, of the digest at `position`. */
+  const ownerOf = (position: number): number => (position < domainCount ? position * 2 : (unicodeOwners[position - domainCount] as number) * 2 + 1);
+  const wordOf = (k: number, w: number): number => digests[(order[k] as number) * DIGEST_WORDS + w] as number;
+  const sameDigest = (j: number, k: number): boolean => {
+    for (let w = 0; w < DIGEST_WORDS; w++) if (wordOf(j, w) !== wordOf(k, w)) return false;
     return true;
+  };
+  const sameBits = (j: number, k: number): boolean => wordOf(j, 0) === wordOf(k, 0) && wordOf(j, 1) === wordOf(k, 1);
+  // The first owner (see ownerOf) of a digest equal to `wanted`, or -1: binary search on the first 64 bits, then all 256 compared.
+  const findWanted = (): number => {
+    const wantHigh = wanted[0] as number;
+    const wantLow = wanted[1] as number;
+    let from = 0;
+    let to = count;
+    while (from < to) {
+      const mid = (from + to) >>> 1;
+      const h = wordOf(mid, 0);
+      if (h < wantHigh || (h === wantHigh && wordOf(mid, 1) < wantLow)) from = mid + 1;
+      else to = mid;
+    }
+    let first = -1;
+    for (let k = from; k < count && wordOf(k, 0) === wantHigh && wordOf(k, 1) === wantLow; k++) {
+      let all = true;
+      for (let w = 2; w < DIGEST_WORDS && all; w++) all = wordOf(k, w) === wanted[w];
+      const owner = ownerOf(order[k] as number);
+      if (all && (first < 0 || owner < first)) first = owner;
+    }
+    return first;
   };
   return {
     find(prefix) {
       const other = others.get(prefix);
       if (other !== undefined) return other;
       if (!decodeHashedPrefix(prefix)) return undefined;
-      const wantHigh = wanted[0] as number;
-      const wantLow = wanted[1] as number;
-      // The first entry whose first 64 bits are not below the wanted ones, then every entry with those bits.
-      let from = 0;
-      let to = count;
-      while (from < to) {
-        const mid = (from + to) >>> 1;
-        const h = sorted[mid * DIGEST_WORDS] as number;
-        if (h < wantHigh || (h === wantHigh && (sorted[mid * DIGEST_WORDS + 1] as number) < wantLow)) from = mid + 1;
-        else to = mid;
+      const owner = findWanted();
+      if (owner < 0) return undefined;
+      const i = owner >>> 1;
+      const forms = named.get(i) ?? hashFormsOf(domains[i] as string);
+      const form = owner % 2 === 1 ? forms.unicode : forms.ascii;
+      return i * FORM_SLOTS + FORM_CODE[form ?? 'hash-unicode'];
+    },
+    count() {
+      let distinct = 0;
+      for (let k = 0; k < count; k++) {
+        // Counted unless an earlier digest of its run (the same first 64 bits) is equal to it.
+        let seen = false;
+        for (let j = k - 1; j >= 0 && !seen && sameBits(j, k); j--) seen = sameDigest(j, k);
+        if (!seen) distinct++;
       }
-      for (let k = from; k < count && sorted[k * DIGEST_WORDS] === wantHigh && sorted[k * DIGEST_WORDS + 1] === wantLow; k++) {
-        if (!matches(k)) continue;
-        const owner = sortedOwners[k] as number;
-        const i = owner >>> 1;
-        const forms = named.get(i) ?? hashFormsOf(domains[i] as string);
-        const form = owner % 2 === 1 ? forms.unicode : forms.ascii;
-        return i * FORM_SLOTS + FORM_CODE[form ?? 'hash-unicode'];
-      }
-      return undefined;
+      for (const prefix of others.keys()) if (!decodeHashedPrefix(prefix) || findWanted() < 0) distinct++;
+      return distinct;
     },
   };
 }
 
 /** The tables of {@link buildHashIndex}. */
-interface SortedDigests {
-  /** Every digest, 8 words each, sorted by its first 64 bits (stable: list order among equals). */
-  readonly sorted: Uint32Array;
-  /** The owner of each: domain index × 2, + 1 for the hash of its Unicode form. */
-  readonly sortedOwners: Uint32Array;
+interface HashDigests {
+  /** Every digest, 8 words each: domain i's ASCII form at position i, then the Unicode forms. */
+  readonly digests: Uint32Array;
+  /** The positions of the digests sorted by their first 64 bits (stable). */
+  readonly order: Uint32Array;
   /** Number of digests. */
   readonly count: number;
+  /** The domain index of each Unicode form's digest (position − number of domains). */
+  readonly unicodeOwners: Uint32Array;
   /** The guide's dash-free prefix of one-label names, with its packing. */
   readonly others: ReadonlyMap<string, number>;
   /** The hash form names of the domains with `xn`. */
   readonly named: ReadonlyMap<number, HashForms>;
 }
 
-function sortedDigests(domains: readonly string[]): SortedDigests {
-  let digests: Uint32Array = new Uint32Array((domains.length + 16) * DIGEST_WORDS);
-  // Domain index × 2, + 1 for the hash of its Unicode form.
-  let owners: Uint32Array = new Uint32Array(domains.length + 16);
-  let count = 0;
-  const add = (digest: Uint8Array, owner: number): void => {
-    if (count === owners.length) {
-      const more = new Uint32Array(owners.length * 2);
-      more.set(owners);
-      owners = more;
-      const moreDigests = new Uint32Array(digests.length * 2);
-      moreDigests.set(digests);
-      digests = moreDigests;
-    }
-    for (let w = 0; w < DIGEST_WORDS; w++) {
-      const b = w * 4;
-      digests[count * DIGEST_WORDS + w] =
-        (((digest[b] as number) << 24) | ((digest[b + 1] as number) << 16) | ((digest[b + 2] as number) << 8) | (digest[b + 3] as number)) >>> 0;
-    }
-    owners[count] = owner;
-    count++;
-  };
+function hashDigests(domains: readonly string[]): HashDigests {
+  // Only a domain with an `xn--` label has a Unicode form apart (unicodeDomain).
+  let idns = 0;
+  for (const domain of domains) if (domain.includes('xn--')) idns++;
+  const digests = new Uint32Array((domains.length + idns) * DIGEST_WORDS);
+  const unicodeOwners = new Uint32Array(idns);
+  let count = domains.length;
   // The guide's dash-free prefix of a one-label name (rare: a publisher rule has a dot) is kept as a string.
   const others = new Map<string, number>();
   // The form names of the hashes of domains with `xn`, whose names would need punycode or UTS #46 on a request.
@@ -359,51 +489,40 @@ function sortedDigests(domains: readonly string[]): SortedDigests {
   for (let i = 0; i < domains.length; i++) {
     const ascii = domains[i] as string;
     // Twin of hashedPrefixForms' candidates (every form it lists is one of these): keep in step.
-    add(fallbackDigest(ascii), i * 2);
+    // Twin of fallbackDigest (SPEC §2 fallback, step 1), written into the table: keep in step.
+    sha256Words(ascii, digests, i * DIGEST_WORDS);
     const unicode = unicodeDomain(ascii);
-    if (unicode !== ascii) add(fallbackDigest(unicode), i * 2 + 1);
+    if (unicode !== ascii) {
+      sha256Words(unicode, digests, count * DIGEST_WORDS);
+      unicodeOwners[count - domains.length] = i;
+      count++;
+    }
     if (ascii.includes('xn')) named.set(i, hashFormsOf(ascii));
     if (!ascii.includes('.')) {
       const basic = basicPrefix(ascii);
       if (isHashedPrefix(basic) && basic.length <= MAX_LABEL_LENGTH && !others.has(basic)) others.set(basic, i * FORM_SLOTS + FORM_CODE.spec);
     }
   }
-  const high = new Uint32Array(count);
-  const low = new Uint32Array(count);
-  for (let k = 0; k < count; k++) {
-    high[k] = digests[k * DIGEST_WORDS] as number;
-    low[k] = digests[k * DIGEST_WORDS + 1] as number;
-  }
-  const order = sortByKey(high, low, count);
-  const sorted = new Uint32Array(count * DIGEST_WORDS);
-  const sortedOwners = new Uint32Array(count);
-  for (let k = 0; k < count; k++) {
-    const from = order[k] as number;
-    for (let w = 0; w < DIGEST_WORDS; w++) sorted[k * DIGEST_WORDS + w] = digests[from * DIGEST_WORDS + w] as number;
-    sortedOwners[k] = owners[from] as number;
-  }
-  return { sorted, sortedOwners, count, others, named };
+  return { digests, order: sortByKey(digests, count), count, unicodeOwners, others, named };
 }
 
 /**
- * The order of `count` 64-bit keys (`high`, `low`), ascending and stable: an
- * LSD radix sort, four passes of 16 bits (linear in `count`).
+ * The order of the first `count` digests by their first 64 bits (words 0
+ * and 1 of each), ascending and stable: an LSD radix sort of word 0 (two
+ * passes of 16 bits, linear in `count`), then an insertion sort by word 1
+ * of each run sharing word 0 (SHA-256 makes such runs rare and short).
  */
-function sortByKey(high: Uint32Array, low: Uint32Array, count: number): Uint32Array {
-  let order: Uint32Array = new Uint32Array(count);
-  let scratch: Uint32Array = new Uint32Array(count);
+function sortByKey(digests: Uint32Array, count: number): Uint32Array {
+  let order = new Uint32Array(count);
+  let scratch = new Uint32Array(count);
   for (let i = 0; i < count; i++) order[i] = i;
   const buckets = new Uint32Array(65536);
-  const passes: readonly (readonly [Uint32Array, number])[] = [
-    [low, 0],
-    [low, 16],
-    [high, 0],
-    [high, 16],
-  ];
-  for (const [words, shift] of passes) {
+  const word0 = (item: number): number => digests[item * DIGEST_WORDS] as number;
+  const word1 = (item: number): number => digests[item * DIGEST_WORDS + 1] as number;
+  for (const shift of [0, 16]) {
     buckets.fill(0);
     for (let i = 0; i < count; i++) {
-      const key = ((words[i] as number) >>> shift) & 0xffff;
+      const key = (word0(i) >>> shift) & 0xffff;
       buckets[key] = (buckets[key] as number) + 1;
     }
     let sum = 0;
@@ -414,12 +533,28 @@ function sortByKey(high: Uint32Array, low: Uint32Array, count: number): Uint32Ar
     }
     for (let i = 0; i < count; i++) {
       const item = order[i] as number;
-      const key = ((words[item] as number) >>> shift) & 0xffff;
+      const key = (word0(item) >>> shift) & 0xffff;
       const slot = buckets[key] as number;
       buckets[key] = slot + 1;
       scratch[slot] = item;
     }
     [order, scratch] = [scratch, order];
+  }
+  for (let start = 0; start < count;) {
+    const top = word0(order[start] as number);
+    let end = start + 1;
+    while (end < count && word0(order[end] as number) === top) end++;
+    // Stable: an item moves only past items with a strictly greater word 1.
+    for (let i = start + 1; i < end; i++) {
+      const item = order[i] as number;
+      let j = i - 1;
+      while (j >= start && word1(order[j] as number) > word1(item)) {
+        order[j + 1] = order[j] as number;
+        j--;
+      }
+      order[j + 1] = item;
+    }
+    start = end;
   }
   return order;
 }

@@ -186,12 +186,10 @@ export function createVerifier(config: VerifierConfig): Verifier {
   const legacy = config.legacyCacheOrigins === true;
   const cacheIndex = cacheIndexOf(caches);
   // A readable form another domain also has is accepted only if that domain is trusted too (SPEC §6).
-  const table = buildOriginTable(
-    rules.exact,
-    caches,
-    (origin, entry) => ({ entry, verdict: cacheVerdict(origin, entry) }),
-    (domain) => matchesPublisher(domain, rules),
-  );
+  const table = buildOriginTable(rules.exact, caches, (origin, entry) => ({ entry, verdict: cacheVerdict(origin, entry) }), {
+    covered: (domain) => matchesPublisher(domain, rules),
+    canonical: true,
+  });
   const allowSet: CacheOriginAllowSet = {
     get: (origin) => table.get(origin)?.entry,
     get size() {

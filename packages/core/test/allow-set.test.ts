@@ -5,28 +5,10 @@
 // configured, the first listed domain winning.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AllowEntry, allPrefixForms, type AmpCache, buildAllowSet, CACHES, canonicalDomain } from '../src/index.js';
-import { createRecentMemo } from '../src/allow-set.js';
-import { searchClaimants } from '../src/prefix-claimants.js';
+import { type AllowEntry, type AmpCache, buildAllowSet, CACHES, canonicalDomain } from '../src/index.js';
+import { createRecentMemo, stringHash } from '../src/allow-set.js';
+import { referenceMap } from './allow-set-reference.js';
 import { asciiLabel, publisherDomain } from './arbitraries.js';
-
-/** The reference: one entry per origin string. */
-function referenceMap(domains: readonly string[], caches: readonly AmpCache[]): Map<string, AllowEntry> {
-  const configured = new Set(domains.map((d) => canonicalDomain(d)));
-  const map = new Map<string, AllowEntry>();
-  for (const raw of domains) {
-    const domain = canonicalDomain(raw);
-    for (const { prefix, form } of allPrefixForms(domain)) {
-      const search = prefix.includes('-') ? searchClaimants(prefix) : { complete: true, claimants: [] };
-      if (!search.complete || !search.claimants.every((claimant) => configured.has(claimant.publisherDomain))) continue;
-      for (const cache of caches) {
-        const origin = `https://${prefix}.${cache.cacheDomain}`;
-        if (!map.has(origin)) map.set(origin, { publisherDomain: domain, cache, prefix, form });
-      }
-    }
-  }
-  return map;
-}
 
 const byOrigin = (a: [string, AllowEntry], b: [string, AllowEntry]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
@@ -178,6 +160,47 @@ describe('the hashed index (issue 16)', () => {
     const twice = buildAllowSet(['b.example.com', 'a.example.com', 'b.example.com'], CACHES);
     for (const [origin, entry] of twice.entries()) expect(twice.get(origin)).toEqual(entry);
     expect(referenceMap(['b.example.com', 'a.example.com', 'b.example.com'], CACHES)).toEqual(new Map(twice.entries()));
+  });
+});
+
+// Issue 16: the readable prefixes of domains without `xn` are kept as a 32-bit
+// hash and the domain's index, confirmed by computing the form again. The
+// attacker's side: a prefix whose hash equals a configured one's (found here by
+// the birthday bound among 300,000 names) is never taken for it.
+describe('the readable index (issue 16)', () => {
+  // Names of two labels of varied lengths (the hash of names that differ in one run of digits rarely collides).
+  const nameOf = (n: number) => `${n.toString(36)}.${((n * 7919) % 1_000_003).toString(36)}.com`;
+  /** Two different names whose readable prefixes have the same 32-bit hash. */
+  function collidingPair(): [string, string] {
+    const seen = new Map<number, number>();
+    for (let n = 0; n < 300_000; n++) {
+      const hash = stringHash(nameOf(n).replaceAll('.', '-'));
+      const earlier = seen.get(hash);
+      if (earlier !== undefined) return [nameOf(earlier), nameOf(n)];
+      seen.set(hash, n);
+    }
+    throw new Error('no two of 300,000 prefixes share a hash (expected about 10 pairs)');
+  }
+  const [configured, other] = collidingPair();
+  const originOf = (domain: string, cache = CACHES[0]!) => `https://${domain.replaceAll('.', '-')}.${cache.cacheDomain}`;
+
+  it('a prefix with the same hash as a configured one is not allowed, nor reported as that domain', () => {
+    expect(configured).not.toBe(other);
+    expect(stringHash(configured.replaceAll('.', '-'))).toBe(stringHash(other.replaceAll('.', '-')));
+    const set = buildAllowSet([configured, 'example.com'], CACHES);
+    expect(set.get(originOf(configured))).toEqual({ publisherDomain: configured, cache: CACHES[0], prefix: configured.replaceAll('.', '-'), form: 'spec' });
+    for (const cache of CACHES) expect(set.get(originOf(other, cache))).toBeUndefined();
+  });
+
+  it('both configured, in either order: each prefix reports its own domain', () => {
+    for (const domains of [
+      [configured, other],
+      [other, configured],
+    ]) {
+      const set = buildAllowSet(domains, CACHES);
+      for (const domain of domains) expect(set.get(originOf(domain))).toMatchObject({ publisherDomain: domain });
+      expect(set.size).toBe(referenceMap(domains, CACHES).size);
+    }
   });
 });
 
