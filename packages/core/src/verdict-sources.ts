@@ -49,8 +49,21 @@ function shown(value: string): string {
 }
 
 function isCompactAllowSet(value: unknown): value is CompactAllowSet {
-  const set = value as Partial<CompactAllowSet> | null;
-  return typeof set === 'object' && set !== null && typeof set.verifyOrigin === 'function' && typeof set.has === 'function' && Array.isArray(set.caches);
+  try {
+    const set = value as Partial<CompactAllowSet> | null;
+    return typeof set === 'object' && set !== null && typeof set.verifyOrigin === 'function' && typeof set.has === 'function' && Array.isArray(set.caches);
+  } catch {
+    // A hostile getter (a Proxy) is not a set; the caller refuses it with an AmpCorsError.
+    return false;
+  }
+}
+
+function isVerifierLike(value: unknown): boolean {
+  try {
+    return typeof (value as { verify?: unknown } | null)?.verify === 'function';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -77,7 +90,7 @@ export function readAllowSetOption(value: unknown): CompactAllowSet {
     );
   }
   const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object without verifyOrigin' : typeof value;
-  const hint = typeof (value as { verify?: unknown } | null)?.verify === 'function' ? ' (a verifier goes in `verifier`; domain lists go in `publishers`)' : '';
+  const hint = isVerifierLike(value) ? ' (a verifier goes in `verifier`; domain lists go in `publishers`)' : '';
   throw new AmpCorsError(
     'invalid-option',
     `allowSet must be the bytes of a compiled allow-set (a Uint8Array such as readFileSync('publishers.acs'), made by ampcors compile) or loadAllowSet(bytes), not ${kind}${hint}`,

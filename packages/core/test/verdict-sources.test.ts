@@ -90,6 +90,17 @@ describe('the allowSet option', () => {
     expect(message).toMatch(/allowSet must be the bytes of a compiled allow-set/);
     expect(message).toMatch(why);
   });
+  it('a value whose properties throw when read is refused with an AmpCorsError, not a crash', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('boom');
+        },
+      },
+    );
+    expect(messageOf(() => createCorsPolicy({ allowSet: hostile as never, origins: [PAGES] }))).toMatch(/allowSet must be the bytes/);
+  });
   it('corrupt bytes are refused at start-up, never a partial set', () => {
     const flipped = BYTES.slice();
     flipped[BYTES.length - 40] = (flipped[BYTES.length - 40] as number) ^ 1;
@@ -254,6 +265,38 @@ describe('combined sources: fixed order, first allow wins', () => {
     const liar: VerdictSource = { verify: () => ({ allowed: true, origin: PAGES, via: 'publisher', reason: 'publisher-origin' }) };
     const decision = createCorsPolicy({ verifier: liar }).decide({ method: 'GET', origin: EVIL_CACHE }) as { plan: unknown };
     expect(JSON.stringify(decision.plan)).not.toContain(EVIL_CACHE);
+  });
+  it('property: the combination allows exactly what one of its sources allows alone, with the same request facts', () => {
+    const rules = createVerifier({ publishers: ['example.org'], origins: [PAGES] });
+    const set = allowSetSource(loadAllowSet(BYTES), (origin) => rules.isPublisherOrigin(origin));
+    const custom = createVerifier({ publishers: ['registry.example'] });
+    const policy = createCorsPolicy({ publishers: ['example.org'], origins: [PAGES], allowSet: BYTES, verifier: custom });
+    const label = fc.stringMatching(/^[a-z0-9-]{1,24}$/);
+    const origin = fc.oneof(
+      fc.constantFrom<string | undefined>(undefined, '', 'null', CACHE, HASHED, SHARED_HASHED, SHARED_READABLE, EVIL_CACHE, PAGES),
+      fc.constantFrom(cacheOrigin('example.org'), cacheOrigin('registry.example'), 'https://registry.example', 'https://example.org'),
+      label.map((l) => `https://${l}.cdn.ampproject.org`),
+      label.map((l) => `https://${l}.bing-amp.com`),
+      fc.string({ maxLength: 30 }),
+    );
+    const source = fc.constantFrom<string | undefined>(
+      undefined,
+      PAGES,
+      'https://example.org',
+      'https://registry.example',
+      'https://evil.example',
+      'news@example.com',
+    );
+    fc.assert(
+      fc.property(origin, source, fc.boolean(), (value, sourceOrigin, same) => {
+        const facts = { ...(sourceOrigin !== undefined && { sourceOrigin }), ...(same && { ampSameOrigin: 'true' }) };
+        const decision = policy.decide({ method: 'GET', origin: value, ...facts }) as { verdict: Verdict };
+        const alone = [rules, set, custom].map((s) => (s.verify(value, facts) as Verdict).allowed);
+        expect(decision.verdict.allowed).toBe(alone.includes(true));
+        if (decision.verdict.allowed) expect(decision.verdict.origin).toBe(value === undefined || value === '' ? null : value);
+      }),
+      { numRuns: 1500 },
+    );
   });
   it('combineVerdictSources is the same rule for a hand-built list', () => {
     const combined = combineVerdictSources([createVerifier({ publishers: [], origins: [PAGES] }), allowSetSource(loadAllowSet(BYTES))]);
