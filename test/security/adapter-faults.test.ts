@@ -22,8 +22,9 @@ import { ampCors as koaAmpCors } from '@ampcors/koa';
  * `createCorsPolicy`, whose decisions get the header appended while it is set.
  */
 const forced = vi.hoisted(() => ({ header: null as null | readonly [string, string] }));
-vi.mock('@ampcors/core', async (importOriginal) => {
-  const core = await importOriginal<typeof import('@ampcors/core')>();
+// The module that defines createCorsPolicy, so that every importer sees the mock (the adapter entry and core's drop-in policies alike).
+vi.mock('../../packages/core/src/cors-policy.js', async (importOriginal) => {
+  const core = await importOriginal<typeof import('../../packages/core/src/cors-policy.js')>();
   const withForced = (decision: CorsDecision): CorsDecision => {
     const header = forced.header;
     if (header === null || !decision.plan.headers.some(([name]) => name === 'Access-Control-Allow-Origin')) return decision;
