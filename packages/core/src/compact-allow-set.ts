@@ -9,6 +9,7 @@ import { MAX_ORIGIN_LENGTH } from './origin-header.js';
 import { parsePublisherRules } from './publisher-rules.js';
 import { reverseOrigin } from './reverse-origin.js';
 import { decodeRiceDeltas, encodeRiceDeltas } from './rice-coding.js';
+import { sha256Words } from './sha256-words.js';
 import type { AllowedVerdict, DeniedVerdict, DenyReason } from './verifier.js';
 
 /*
@@ -91,9 +92,21 @@ function invalidSet(message: string): AmpCorsError {
 
 const encoder = new TextEncoder();
 
-/** The allow-set hash of a domain prefix: SHA-256 of its ASCII bytes. */
+/** The digest {@link prefixDigest} writes, as words and as bytes (reused: a lookup allocates nothing for it). */
+const digestWords = new Uint32Array(8);
+const digestBytes = new Uint8Array(32);
+
+/** The allow-set hash of a domain prefix: SHA-256 of its ASCII bytes, in a buffer reused by the next call. */
 function prefixDigest(prefix: string): Uint8Array {
-  return sha256(encoder.encode(prefix));
+  sha256Words(prefix, digestWords, 0);
+  for (let w = 0; w < 8; w++) {
+    const word = digestWords[w] as number;
+    digestBytes[w * 4] = word >>> 24;
+    digestBytes[w * 4 + 1] = (word >>> 16) & 0xff;
+    digestBytes[w * 4 + 2] = (word >>> 8) & 0xff;
+    digestBytes[w * 4 + 3] = word & 0xff;
+  }
+  return digestBytes;
 }
 
 /**
@@ -202,15 +215,15 @@ export function createAllowSetBuilder(options: CompileAllowSetOptions = {}): All
     // The verifier's own validation: canonical domain, no public suffix, not a cache domain.
     const canonical = canonicalDomain(domain);
     parsePublisherRules([canonical], caches);
-    const digests = prefixForms(canonical).map(({ prefix }) => prefixDigest(prefix));
-    if ((hashCount + digests.length) * wordCount > words.length) {
-      const grown = new Uint32Array(words.length * 2);
+    const forms = prefixForms(canonical);
+    if ((hashCount + forms.length) * wordCount > words.length) {
+      const grown = new Uint32Array(Math.max(words.length * 2, (hashCount + forms.length) * wordCount));
       grown.set(words);
       words = grown;
     }
-    for (const digest of digests) {
-      const view = new DataView(digest.buffer, digest.byteOffset, digest.byteLength);
-      for (let w = 0; w < wordCount; w++) words[hashCount * wordCount + w] = view.getUint32(w * 4);
+    for (const { prefix } of forms) {
+      sha256Words(prefix, digestWords, 0);
+      for (let w = 0; w < wordCount; w++) words[hashCount * wordCount + w] = digestWords[w] as number;
       hashCount++;
     }
     domainCount++;
@@ -343,10 +356,11 @@ function readCaches(cursor: Cursor, count: number): readonly AmpCache[] {
   }
 }
 
-function compareAt(a: Uint8Array, aOffset: number, b: Uint8Array, length: number): number {
+/** Compares `length` bytes of `a` from `aOffset` with those of `b` from `bOffset` (default 0), as unsigned big-endian numbers. */
+function compareAt(a: Uint8Array, aOffset: number, b: Uint8Array, length: number, bOffset = 0): number {
   for (let i = 0; i < length; i++) {
     const x = a[aOffset + i] as number;
-    const y = b[i] as number;
+    const y = b[bOffset + i] as number;
     if (x !== y) return x - y;
   }
   return 0;
@@ -410,7 +424,7 @@ export function loadAllowSet(input: Uint8Array): CompactAllowSet {
     }
   }
   for (let i = 1; i < count; i++) {
-    if (compareAt(hashes, i * hashBytes, hashes.subarray((i - 1) * hashBytes, i * hashBytes), hashBytes) <= 0) {
+    if (compareAt(hashes, i * hashBytes, hashes, hashBytes, (i - 1) * hashBytes) <= 0) {
       throw invalidSet(`hash ${i} is not greater than hash ${i - 1}`);
     }
   }

@@ -304,6 +304,86 @@ export function encodeRiceDeltas(values: Uint8Array, width: number, riceParamete
 }
 
 /**
+ * {@link BitReader}'s bit order, read a byte at a time into a 32-bit
+ * buffer (the decoder's hot loop: no bit-by-bit loop, no allocation). Past
+ * the end it reads zero bits and records the overrun, which the caller
+ * checks once per value: a unary run cannot go on past the end, since it
+ * stops at the first zero.
+ */
+class BitStream {
+  private readonly data: Uint8Array;
+  /** The next byte to load. */
+  private next = 0;
+  /** Loaded bits not yet read, the next one least significant. */
+  private buffer = 0;
+  /** How many bits `buffer` holds (0 to 32). */
+  private held = 0;
+
+  constructor(data: Uint8Array) {
+    this.data = data;
+  }
+
+  /** Loads whole bytes until more than 24 bits are held. */
+  private fill(): void {
+    const data = this.data;
+    while (this.held <= 24) {
+      const at = this.next++;
+      this.buffer |= (at < data.length ? (data[at] as number) : 0) << this.held;
+      this.held += 8;
+    }
+  }
+
+  /** Number of bits of the data not yet read (negative after an overrun). */
+  get bitsRemaining(): number {
+    return this.data.length * 8 - (this.next * 8 - this.held);
+  }
+
+  /** True when more bits were read than the data holds. */
+  overrun(): boolean {
+    return this.bitsRemaining < 0;
+  }
+
+  /**
+   * Reads a unary number (1 bits before a 0 bit), as {@link BitReader.readUnary}.
+   *
+   * @throws AmpCorsError `invalid-allow-set` when the run exceeds {@link MAX_RICE_QUOTIENT}.
+   */
+  unary(): number {
+    let count = 0;
+    for (;;) {
+      this.fill();
+      const zeros = ~this.buffer;
+      // The first 0 bit of the buffer (bits past `held` are 0, so it is found within 32).
+      const run = zeros === 0 ? 32 : 31 - Math.clz32(zeros & -zeros);
+      if (run < this.held) {
+        count += run;
+        this.buffer = run === 31 ? 0 : this.buffer >>> (run + 1);
+        this.held -= run + 1;
+        if (count > MAX_RICE_QUOTIENT) throw bad('unary quotient too long');
+        return count;
+      }
+      count += this.held;
+      this.buffer = 0;
+      this.held = 0;
+      if (count > MAX_RICE_QUOTIENT) throw bad('unary quotient too long');
+    }
+  }
+
+  /** Reads `count` bits (1 to 32) as an unsigned integer, first bit least significant. */
+  bits(count: number): number {
+    if (count > 24) {
+      const low = this.bits(16);
+      return (low + this.bits(count - 16) * 0x10000) >>> 0;
+    }
+    this.fill();
+    const value = this.buffer & ((1 << count) - 1);
+    this.buffer >>>= count;
+    this.held -= count;
+    return value;
+  }
+}
+
+/**
  * Decodes a {@link RiceDeltaEncoding} of `width`-byte values: the first
  * value, then each running sum of the deltas, as one flat big-endian array
  * of `entriesCount + 1` values. As in Safe Browsing, fewer than 8 bits may
@@ -327,34 +407,38 @@ export function decodeRiceDeltas(encoding: RiceDeltaEncoding, width: number): Ui
   if (entriesCount > 0 && entriesCount * (k + 1) > encodedData.length * 8) throw bad(`${entriesCount} deltas cannot fit in ${encodedData.length} bytes`);
   const out = new Uint8Array((entriesCount + 1) * width);
   out.set(firstValue);
-  const reader = new BitReader(encodedData);
   const value = new Uint32Array(wordCount);
-  const delta = new Uint32Array(wordCount);
   loadWords(out, 0, value);
   const wordShift = k >>> 5;
   const bitShift = k & 31;
+  const stream = new BitStream(encodedData);
   for (let i = 1; i <= entriesCount; i++) {
-    const quotient = reader.readUnary();
-    delta.fill(0);
-    for (let w = 0; w < wordShift; w++) delta[w] = reader.readBits(32);
-    if (bitShift > 0) delta[wordShift] = reader.readBits(bitShift);
-    // delta |= quotient << k (the bits do not overlap the remainder).
-    delta[wordShift] = ((delta[wordShift] as number) | (quotient << bitShift)) >>> 0;
-    const spill = bitShift > 0 ? quotient >>> (32 - bitShift) : 0;
-    if (spill !== 0) {
-      if (wordShift + 1 >= wordCount) throw bad(`delta ${i} overflows ${width * 8} bits`);
-      delta[wordShift + 1] = spill;
-    }
+    const quotient = stream.unary();
+    // value += delta, word by word from the least significant: the remainder's
+    // low words, then its top bitShift bits joined to quotient << k, whose
+    // high bits spill into the next word.
     let carry = 0;
-    for (let w = 0; w < wordCount; w++) {
-      const sum = (value[w] as number) + (delta[w] as number) + carry;
+    for (let w = 0; w < wordShift; w++) {
+      const sum = (value[w] as number) + stream.bits(32) + carry;
       value[w] = sum >>> 0;
       carry = sum > 0xffffffff ? 1 : 0;
     }
+    const low = bitShift > 0 ? stream.bits(bitShift) : 0;
+    let add = (low | (quotient << bitShift)) >>> 0;
+    let spill = bitShift > 0 ? quotient >>> (32 - bitShift) : 0;
+    if (spill !== 0 && wordShift + 1 >= wordCount) throw bad(`delta ${i} overflows ${width * 8} bits`);
+    for (let w = wordShift; w < wordCount; w++) {
+      const sum = (value[w] as number) + add + carry;
+      value[w] = sum >>> 0;
+      carry = sum > 0xffffffff ? 1 : 0;
+      add = spill;
+      spill = 0;
+    }
     if (carry !== 0) throw bad(`value ${i} overflows ${width * 8} bits`);
+    if (stream.overrun()) throw bad('ran out of bits');
     storeWords(out, i, value);
   }
-  if (reader.bitsRemaining >= 8) throw bad(`${reader.bitsRemaining >>> 3} spare bytes after the last delta`);
+  if (stream.bitsRemaining >= 8) throw bad(`${stream.bitsRemaining >>> 3} spare bytes after the last delta`);
   return out;
 }
 
