@@ -258,13 +258,25 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: { ...allowedGet(CACHE), headers: { [EXPOSE]: 'AMP-Redirect-To, X-Total-Count' } },
   },
   {
-    name: '__amp_source_origin trusted: legacy header sent and exposed',
+    name: '__amp_source_origin trusted: checked, no legacy header by default',
     options: base,
+    request: get({ Origin: CACHE }, '/api/items?__amp_source_origin=https%3A%2F%2Fexample.com'),
+    expect: { ...allowedGet(CACHE), headers: { [ACAO]: CACHE, [ACAC]: 'true', [SOURCE]: null, [EXPOSE]: 'AMP-Redirect-To' } },
+  },
+  {
+    name: '__amp_source_origin trusted with legacySourceOriginHeader: legacy header sent and exposed',
+    options: { ...base, legacySourceOriginHeader: true },
     request: get({ Origin: CACHE }, '/api/items?__amp_source_origin=https%3A%2F%2Fexample.com'),
     expect: {
       ...allowedGet(CACHE),
       headers: { [ACAO]: CACHE, [SOURCE]: 'https://example.com', [EXPOSE]: 'AMP-Redirect-To, AMP-Access-Control-Allow-Source-Origin' },
     },
+  },
+  {
+    name: 'attack: __amp_source_origin untrusted with legacySourceOriginHeader → 403, no legacy header',
+    options: { ...base, legacySourceOriginHeader: true },
+    request: get({ Origin: CACHE }, '/api/items?__amp_source_origin=https%3A%2F%2Fevil.com'),
+    expect: { ...rejected('source-origin-mismatch'), headers: { [ACAO]: null, [ACAC]: null, [SOURCE]: null } },
   },
   {
     name: '__amp_source_origin untrusted on an allowed origin',
@@ -608,10 +620,10 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
-    name: 'allowSet: __amp_source_origin of the publisher accepted',
-    options: withSet,
+    name: 'allowSet: __amp_source_origin of the publisher accepted (and answered with legacySourceOriginHeader)',
+    options: { ...withSet, legacySourceOriginHeader: true },
     request: get({ Origin: SET_CACHE }, `/api/items?__amp_source_origin=${encodeURIComponent(PAGES)}`),
-    expect: { ...allowedGet(SET_CACHE), headers: { [ACAO]: SET_CACHE, [ACAC]: 'true' }, seenReason: 'cache-origin' },
+    expect: { ...allowedGet(SET_CACHE), headers: { [ACAO]: SET_CACHE, [ACAC]: 'true', [SOURCE]: PAGES }, seenReason: 'cache-origin' },
   },
   {
     name: 'allowSet: AMP-Same-Origin without Origin runs',
