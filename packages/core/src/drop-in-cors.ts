@@ -123,7 +123,12 @@ export function createCorsPackagePolicy(options: CorsPackageOptions | undefined,
   const opts: NormalizedCorsOptions =
     policy.mode === 'amp'
       ? policy.options
-      : { ...policy.options, everyOptionsIsPreflight: true, allowedHeadersSeparator: ',', ...(origin === '*' && !policy.options.credentials && { anyOrigin: true }) };
+      : {
+          ...policy.options,
+          everyOptionsIsPreflight: true,
+          allowedHeadersSeparator: ',',
+          ...(origin === '*' && !policy.options.credentials && { anyOrigin: true }),
+        };
   let source: VerdictSource | null = null;
   if (typeof origin === 'function') {
     // 4. Asked about canary origins now, then per request.
@@ -147,7 +152,8 @@ export function corsPackagePolicies(entry: string): (options: CorsPackageOptions
   const cache = new WeakMap<object, CorsPackagePolicy>();
   let none: CorsPackagePolicy | undefined;
   return (options) => {
-    if (typeof options !== 'object' || options === null) return options === undefined ? (none ??= createCorsPackagePolicy(undefined, entry)) : createCorsPackagePolicy(options, entry);
+    if (typeof options !== 'object' || options === null)
+      return options === undefined ? (none ??= createCorsPackagePolicy(undefined, entry)) : createCorsPackagePolicy(options, entry);
     let configured = cache.get(options);
     if (configured === undefined) {
       configured = createCorsPackagePolicy(options, entry);

@@ -73,10 +73,19 @@ const REQUESTS: ReadonlyArray<{ name: string; method: 'GET' | 'OPTIONS'; origin?
     extra: { 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'X-A, Content-Type' },
   },
   { name: 'preflight from evil.com', method: 'OPTIONS', origin: 'https://evil.com', extra: { 'Access-Control-Request-Method': 'PUT' } },
+  // cors answers every OPTIONS as a preflight, with or without Access-Control-Request-Method or Origin.
+  { name: 'OPTIONS without Access-Control-Request-Method from a.com', method: 'OPTIONS', origin: A },
+  { name: 'OPTIONS without Access-Control-Request-Method from evil.com', method: 'OPTIONS', origin: 'https://evil.com' },
+  { name: 'OPTIONS without Origin', method: 'OPTIONS' },
 ];
 
 const OPTION_SETS: ReadonlyArray<{ name: string; options: cors.CorsOptions | cors.CorsOptionsDelegate; nextOnDeniedPreflight?: boolean }> = [
   { name: 'defaults (any origin, no credentials)', options: {} },
+  { name: "origin: '*' (the literal *)", options: { origin: '*' } },
+  {
+    name: "origin: '*' with maxAge 0, empty allowedHeaders and exposedHeaders, status 200",
+    options: { origin: '*', maxAge: 0, allowedHeaders: [], exposedHeaders: [], optionsSuccessStatus: 200 },
+  },
   { name: 'exact origin', options: { origin: A } },
   { name: 'exact origin with credentials', options: { origin: A, credentials: true } },
   { name: 'RegExp with credentials', options: { origin: /\.a\.com$/, credentials: true } },
@@ -107,6 +116,9 @@ describe('drop-in for cors: same browser-visible behaviour (differential)', () =
         const got = browserView(b, req.origin, preflight);
         expect(got, `${req.name}`).toEqual({ ...want, varyOrigin: got.varyOrigin });
         if (want.varyOrigin) expect(got.varyOrigin, `${req.name}: Vary`).toBe(true);
+        // The literal * is the same answer for every origin: neither package varies it on Origin (shared caches keep one copy).
+        if (b.headers['access-control-allow-origin'] === '*')
+          expect([a.headers['access-control-allow-origin'], got.varyOrigin]).toEqual(['*', want.varyOrigin]);
         if (want.readable && !preflight) {
           const exposed = list(b.headers['access-control-expose-headers']);
           expect(exposed).toEqual(expect.arrayContaining(list(a.headers['access-control-expose-headers'])));
@@ -206,6 +218,51 @@ describe('configurations ampcors refuses', () => {
     };
     const strict = await hit(ampCors({ origin: throwing, credentials: true }) as Middleware, 'GET', { Origin: A });
     expect([strict.status, strict.headers['access-control-allow-origin']]).toEqual([200, A]);
+  });
+});
+
+describe("cors's answers, header by header, where the browser view is the same but a cache or a test would see the difference", () => {
+  const exact = async (options: cors.CorsOptions, method: 'GET' | 'OPTIONS', headers: Record<string, string>) => {
+    const pick = (seen: Seen) =>
+      Object.fromEntries(
+        [
+          'access-control-allow-origin',
+          'access-control-allow-methods',
+          'access-control-allow-headers',
+          'access-control-max-age',
+          'access-control-allow-credentials',
+        ]
+          .map((name) => [name, seen.headers[name]] as const)
+          .concat([['status', String(seen.status)]]),
+      );
+    const [a, b] = await Promise.all([hit(cors(options), method, headers), hit(ampCors(options as ExpressAmpCorsOptions) as Middleware, method, headers)]);
+    expect(pick(b)).toEqual(pick(a));
+  };
+  it('an OPTIONS without Access-Control-Request-Method, status, methods, configured headers joined with ",", maxAge 0', async () => {
+    await exact({ origin: A, methods: ['FOO', 'bar'], allowedHeaders: ['FIZZ', 'buzz'], credentials: true, maxAge: 0 }, 'OPTIONS', { Origin: A });
+    await exact({ origin: '*', optionsSuccessStatus: 200, maxAge: 456 }, 'OPTIONS', { Origin: A, 'Access-Control-Request-Headers': 'x-header-1, x-header-2' });
+    await exact({}, 'OPTIONS', {});
+    await exact({ origin: '*' }, 'GET', { Origin: 'https://evil.com' });
+  });
+  it('attacker: the literal * never carries credentials, and a hostile OPTIONS never reaches a route or gets a CORS header', async () => {
+    for (const options of [{ origin: '*' }, {}] as const) {
+      const seen = await hit(ampCors(options) as Middleware, 'GET', { Origin: 'https://evil.com', Cookie: 'session=victim' });
+      expect([seen.headers['access-control-allow-origin'], seen.headers['access-control-allow-credentials']]).toEqual(['*', undefined]);
+    }
+    const guarded = ampCors({ origin: [A], credentials: true }) as Middleware;
+    for (const extra of [{}, { 'Access-Control-Request-Method': 'DELETE' }] as Record<string, string>[]) {
+      const seen = await hit(guarded, 'OPTIONS', { Origin: 'https://evil.com', ...extra });
+      expect([seen.status, seen.ran, seen.headers['access-control-allow-origin'], seen.headers['access-control-allow-credentials']]).toEqual([
+        204,
+        false,
+        undefined,
+        undefined,
+      ]);
+    }
+  });
+  it('the AMP publisher mode keeps the strict preflight rule: an OPTIONS without Access-Control-Request-Method reaches the route', async () => {
+    const seen = await hit(ampCors({ publishers: ['example.com'] }) as Middleware, 'OPTIONS', { Origin: 'https://example-com.cdn.ampproject.org' });
+    expect([seen.status, seen.ran, seen.headers['access-control-allow-methods']]).toEqual([200, true, undefined]);
   });
 });
 
