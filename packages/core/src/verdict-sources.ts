@@ -209,7 +209,9 @@ export function verdictSourcesOf(
   }
   // 3. The custom verifier.
   if (given.verifier !== undefined) {
-    if (typeof given.verifier !== 'object' || given.verifier === null || typeof given.verifier.verify !== 'function') {
+    if (isCompactAllowSet(given.verifier)) {
+      problems.add('invalid-option', "verifier: a loaded allow-set goes in allowSet (with origins: ['https://www.example.com'] for your own pages)");
+    } else if (typeof given.verifier !== 'object' || given.verifier === null || typeof given.verifier.verify !== 'function') {
       problems.add('invalid-option', 'verifier must be an object with a verify(origin, context) method');
     } else {
       sources.push(given.verifier);

@@ -101,6 +101,9 @@ describe('the allowSet option', () => {
     );
     expect(messageOf(() => createCorsPolicy({ allowSet: hostile as never, origins: [PAGES] }))).toMatch(/allowSet must be the bytes/);
   });
+  it('verifier: loadAllowSet(bytes), the old way that could not work, points to allowSet', () => {
+    expect(messageOf(() => createCorsPolicy({ verifier: loadAllowSet(BYTES) as never }))).toMatch(/a loaded allow-set goes in allowSet/);
+  });
   it('corrupt bytes are refused at start-up, never a partial set', () => {
     const flipped = BYTES.slice();
     flipped[BYTES.length - 40] = (flipped[BYTES.length - 40] as number) ^ 1;
