@@ -4,6 +4,7 @@
  * the first allow winning — written from the attacker's side: every path
  * that can allow is also asked by a hostile Origin, query and source.
  */
+import { sha256 } from '@noble/hashes/sha2.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -150,6 +151,17 @@ describe('allowSet with origins (or publishers): serving from a compiled set', (
   });
   it('attack: a prefix another domain also claims is denied even though its domain was compiled', () => {
     expect(judge(config, SHARED_READABLE)).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+  });
+  it('attack: a hand-made (or stale) set file holding a claimed prefix still never allows it', () => {
+    // A raw version-1 file, as the format comment of compact-allow-set.ts describes, holding the hash of SHARED's readable prefix.
+    const prefix = new URL(SHARED_READABLE).hostname.split('.')[0] as string;
+    const encoder = new TextEncoder();
+    const cache = [...[6], ...encoder.encode('google'), ...[18], ...encoder.encode('cdn.ampproject.org')];
+    const header = [...encoder.encode('AMPCAS\r\n'), 0, 1, 0, 16, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0];
+    const body = Uint8Array.from([...header, ...cache, 0, 0, 0, 16, ...sha256(encoder.encode(prefix)).subarray(0, 16)]);
+    const file = Uint8Array.from([...body, ...sha256(body)]);
+    expect(loadAllowSet(file).has(prefix)).toBe(true);
+    expect(judge({ allowSet: file, origins: [PAGES] }, SHARED_READABLE)).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
   });
   it('attack: foreign, hashed-unknown, http, non-default port, bare cache, null, non-canonical', () => {
     expect(judge(config, EVIL_CACHE)).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
