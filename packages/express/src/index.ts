@@ -42,20 +42,24 @@ export type ExpressAmpCorsOptions = CorsPackageOptions;
 export type OptionsDelegate = CorsPackageDelegate<IncomingMessage>;
 /** A middleware usable with Express 4 and 5 (and plain `node:http` with a `next`). */
 export type AmpCorsMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
-
-const ENTRY = 'ampCors (@ampcors/express)';
 type Next = (error?: unknown) => void;
+const ENTRY = 'ampCors (@ampcors/express)';
 
+/** Applies a decision: headers (atomically), the verdict on `req`, then the answer or `next()`; an error goes to `next(err)`. */
 function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse, next: Next): void {
-  const { verdict, plan } = decision;
-  applyHeadersAtomically(res, plan.headers, plan.vary);
-  const target = req as IncomingMessage & { ampCors?: Verdict; ampCorsEmail?: EmailSender };
-  target.ampCors = verdict;
-  if (plan.email !== undefined) target.ampCorsEmail = plan.email;
-  if (!plan.handled) return next();
-  res.statusCode = plan.status;
-  res.setHeader('Content-Length', String(Buffer.byteLength(plan.body)));
-  res.end(plan.body);
+  try {
+    const { verdict, plan } = decision;
+    applyHeadersAtomically(res, plan.headers, plan.vary);
+    const target = req as IncomingMessage & { ampCors?: Verdict; ampCorsEmail?: EmailSender };
+    target.ampCors = verdict;
+    if (plan.email !== undefined) target.ampCorsEmail = plan.email;
+    if (!plan.handled) return next();
+    res.statusCode = plan.status;
+    res.setHeader('Content-Length', String(Buffer.byteLength(plan.body)));
+    res.end(plan.body);
+  } catch (error) {
+    fail(error, res, next);
+  }
 }
 
 function fail(error: unknown, res: ServerResponse, next: Next): void {
@@ -63,24 +67,14 @@ function fail(error: unknown, res: ServerResponse, next: Next): void {
   next(error);
 }
 
-function applyLater(decision: Promise<CorsDecision>, req: IncomingMessage, res: ServerResponse, next: Next): void {
-  decision.then(
-    (settled) => {
-      try {
-        apply(settled, req, res, next);
-      } catch (error) {
-        fail(error, res, next);
-      }
-    },
-    (error: unknown) => fail(error, res, next),
-  );
-}
-
 function run(configured: CorsPackagePolicy, req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, next: Next): void {
   try {
     const decision = configured.decide(nodeRequestFacts(req, req.originalUrl));
-    if (isThenable(decision)) applyLater(decision, req, res, next);
-    else apply(decision, req, res, next);
+    if (!isThenable(decision)) return apply(decision, req, res, next);
+    decision.then(
+      (settled) => apply(settled, req, res, next),
+      (error: unknown) => fail(error, res, next),
+    );
   } catch (error) {
     fail(error, res, next);
   }
@@ -89,26 +83,17 @@ function run(configured: CorsPackagePolicy, req: IncomingMessage & { originalUrl
 /**
  * Creates the ampcors middleware for Express 4 and 5.
  *
- * With `publishers` (or `verifier`): trusts the publisher's origins and its
- * AMP cache origins, answers preflights, stops denied origins with 403 before
- * later handlers run (`onDenied: 'omit'` lets them through without CORS
- * headers), and sets `req.ampCors` to the verdict.
+ * With `publishers`, `origins` or `verifier`: trusts the publisher's origins
+ * and its AMP cache origins, answers preflights, stops denied origins with
+ * 403 before later handlers run (`onDenied: 'omit'` lets them through), and
+ * sets `req.ampCors` to the verdict. With the `cors` package's options
+ * (`origin`, an options delegate `(req, callback)`, or nothing): behaves as
+ * `cors` does, except where that is unsafe (drop-in-cors.ts in
+ * @ampcors/core; the README's "Migrating from cors" lists every difference).
+ * Errors (a throwing verifier, origin callback or delegate) go to
+ * `next(err)` with `Vary: Origin` already set.
  *
- * With the `cors` package's options (`origin`, or nothing): behaves as `cors`
- * does, including its defaults (credentials off, denied origins passed on
- * without headers, every `OPTIONS` answered as a preflight, the literal `*`
- * for `ampCors()` and `origin: '*'`), except that, with credentials, any
- * option allowing every origin is refused: `'*'`, `true`, a RegExp matching
- * origins nobody names, and an origin callback that allows them (asked about
- * canary origins at construction, and once more per allowed credentialed
- * request). The callback is not called for a request without `Origin` (nor
- * `__amp_source_origin`), nor for an `Origin` that is not one canonical
- * origin. An options delegate `(req, callback)` is accepted as well.
- *
- * Errors (a throwing verifier, origin callback or delegate) go to `next(err)`
- * with `Vary: Origin` already set.
- *
- * @throws AmpCorsError for an invalid configuration.
+ * @throws AmpCorsError for an invalid configuration, listing every problem.
  * @example app.use('/api', ampCors({ publishers: ['example.com'] }))
  */
 export function ampCors(options?: ExpressAmpCorsOptions | OptionsDelegate): AmpCorsMiddleware {
