@@ -7,6 +7,7 @@
  * type `C`: no framework is imported.
  */
 import type { ConfigMode, ConfigProblems } from './config-check.js';
+import { AmpCorsError } from './errors.js';
 import { normalizeCorsOptions, type NormalizedCorsOptions } from './cors-options.js';
 import { type AdapterOptionsSpec, type AmpCorsConfig, type CorsDecision, type CorsPolicy, createCorsPolicy, type VerdictSource } from './cors-policy.js';
 import { type CorsRequest, isPreflight } from './cors-plan.js';
@@ -22,6 +23,31 @@ export const HONO_CORS_NAMES: Readonly<Record<string, string>> = {
   allowOrigin: 'origins',
   allowedOrigins: 'origins',
 };
+
+/**
+ * The configuration check of a Fetch API adapter (`@ampcors/fetch`): the
+ * ampcors keys plus its `onError` hook, `hono/cors`'s names (which users of
+ * Fetch handlers bring) named as hints, and no options (`undefined`, an unset
+ * variable) refused rather than read as the public mode (issue #15).
+ *
+ * @param entry - the entry point named in error messages
+ * @throws AmpCorsError for an invalid configuration, listing every problem.
+ */
+export function createFetchCorsPolicy(options: AmpCorsConfig & { readonly onError?: unknown }, entry: string): CorsPolicy {
+  const allowAny = 'For a public API that any origin may read without credentials, pass {} (Access-Control-Allow-Origin: *).';
+  if (options === undefined) throw new AmpCorsError('invalid-option', `${entry} needs options (got undefined, an unset variable?): ${allowAny}`);
+  return createCorsPolicy(options, {
+    entry,
+    keys: ['onError'],
+    aliases: HONO_CORS_NAMES,
+    allowNothing: 'To allow no cross-origin request on purpose, do not wrap the handler (same-origin requests need no CORS).',
+    allowAny,
+    map({ onError, ...rest }, _mode, problems) {
+      if (onError !== undefined && typeof onError !== 'function') problems.add('invalid-option', 'onError must be a function (error, request) => Response');
+      return rest;
+    },
+  });
+}
 
 /** `hono/cors`'s default `Access-Control-Allow-Methods`, kept in drop-in mode. */
 export const HONO_CORS_METHODS = 'GET,HEAD,PUT,POST,DELETE,PATCH,QUERY';
