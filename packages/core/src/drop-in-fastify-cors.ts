@@ -3,15 +3,17 @@
  * names and defaults mapped onto ampcors's configuration, its `preflight`,
  * `strictPreflight` and `hideOptionsRoute` rules, and its origin function
  * (callback or Promise, called on the Fastify instance) asked through core's
- * guard, so that `@ampcors/fastify` only translates Fastify's request and
- * reply. Pure: generic over the instance type `S` the origin function is
- * called on; no framework is imported.
+ * guard, and its per-route `config.cors`, so that `@ampcors/fastify` only
+ * translates Fastify's request and reply. Pure: generic over the instance
+ * type `S` the origin function is called on; no framework is imported.
  */
-import type { ConfigMode, ConfigProblems } from './config-check.js';
+import { type ConfigMode, ConfigProblems } from './config-check.js';
+import type { NormalizedCorsOptions } from './cors-options.js';
 import { type AdapterOptionsSpec, type AmpCorsConfig, type CorsDecision, type CorsPolicy, createCorsPolicy, type VerdictSource } from './cors-policy.js';
+import { AmpCorsError } from './errors.js';
 import { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher, type OriginOption } from './legacy-origin-option.js';
 import { askOriginCallback } from './origin-callback.js';
-import { type NodeHeaders, nodeRequestFacts } from './request-facts.js';
+import { isThenable, type NodeHeaders, nodeRequestFacts } from './request-facts.js';
 
 /** `@fastify/cors`'s origin function: calls back with an {@link OriginOption}, or returns a Promise of it; `this` is the Fastify instance. */
 export type FastifyCorsOriginFunction<S> = (
@@ -31,6 +33,8 @@ export interface FastifyCorsOptions<S> extends AmpCorsConfig {
   readonly origin?: OriginOption | FastifyCorsOriginFunction<S>;
   /** Alias of `preflightStatus` (`@fastify/cors`'s name). */
   readonly optionsSuccessStatus?: number;
+  /** `Cache-Control` of preflight answers: seconds (`max-age=N`) or the header's value. */
+  readonly cacheControl?: number | string;
   /** Answer preflights (default `true`); `false` treats an `OPTIONS` as any other request. */
   readonly preflight?: boolean;
   /** Answer an `OPTIONS` without `Origin` or `Access-Control-Request-Method` with 400 (default `true`). */
@@ -50,11 +54,16 @@ export interface FastifyCorsRequest {
   readonly headers: NodeHeaders;
 }
 
-/** `strictPreflight`'s answer to an `OPTIONS` that is no CORS preflight (`@fastify/cors`'s, with the same `Vary`). */
-export interface InvalidPreflightAnswer {
-  readonly status: 400;
-  readonly contentType: 'text/plain';
-  readonly body: 'Invalid Preflight Request';
+/**
+ * An answer of the drop-in's own, not core's: `strictPreflight`'s 400 to an
+ * `OPTIONS` that is no CORS preflight, or (`status` 0) a route whose
+ * `config.cors` is `false`, passed on with no CORS header.
+ */
+export interface FastifyCorsOwnAnswer {
+  /** The status to end the request with; 0 to pass it on. */
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
   /** Header names to append to `Vary`. */
   readonly vary: readonly string[];
 }
@@ -72,28 +81,55 @@ export interface FastifyCorsPolicy {
    * CORS preflight, or core's decision (the origin option or function asked
    * as `@fastify/cors` asks it). Synchronous unless a verifier or the
    * origin function answers with a Promise; may throw or reject when one of
-   * them does.
+   * them does, or when the route's `config.cors` is invalid.
+   *
+   * @param route - the route's `config.cors`: `undefined` (the plugin's options), `false` (no CORS on this route) or options merged over the plugin's
    */
-  decide(request: FastifyCorsRequest): InvalidPreflightAnswer | CorsDecision | Promise<CorsDecision>;
+  decide(request: FastifyCorsRequest, route?: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision>;
 }
 
 /** `@fastify/cors`'s default methods, used when its `origin` option (or nothing) decides. */
 const FASTIFY_CORS_METHODS = 'GET,HEAD,POST';
 
 /** `@fastify/cors`'s own keys (the others are ampcors's). */
-const FASTIFY_CORS_KEYS: readonly string[] = ['origin', 'optionsSuccessStatus', 'preflight', 'strictPreflight', 'hideOptionsRoute', 'hook', 'logLevel'];
+const FASTIFY_CORS_KEYS: readonly string[] = [
+  'origin',
+  'optionsSuccessStatus',
+  'cacheControl',
+  'preflight',
+  'strictPreflight',
+  'hideOptionsRoute',
+  'hook',
+  'logLevel',
+];
 
 /** Fastify's own registration options, which reach a plugin among its options and are not the plugin's to check (`logLevel` is both). */
 const REGISTER_KEYS: readonly string[] = ['prefix', 'logSerializers'];
 
-// `strictPreflight`'s two answers, shared (frozen: adapters only read them). No `Vary: Origin` where the answer is the same for every origin.
-const INVALID_PREFLIGHT: InvalidPreflightAnswer = Object.freeze({
-  status: 400,
-  contentType: 'text/plain',
-  body: 'Invalid Preflight Request',
-  vary: Object.freeze(['Origin']),
-});
-const INVALID_PREFLIGHT_ANY: InvalidPreflightAnswer = Object.freeze({ ...INVALID_PREFLIGHT, vary: Object.freeze([]) });
+// The drop-in's own answers, shared (frozen: adapters only read them). No `Vary: Origin` where the answer is the same for every origin.
+const VARY_ORIGIN: readonly string[] = Object.freeze(['Origin']);
+const VARY_NONE: readonly string[] = Object.freeze([]);
+const INVALID_PREFLIGHT: FastifyCorsOwnAnswer = Object.freeze({ status: 400, contentType: 'text/plain', body: 'Invalid Preflight Request', vary: VARY_ORIGIN });
+const INVALID_PREFLIGHT_ANY: FastifyCorsOwnAnswer = Object.freeze({ ...INVALID_PREFLIGHT, vary: VARY_NONE });
+const ROUTE_OFF: FastifyCorsOwnAnswer = Object.freeze({ status: 0, contentType: '', body: '', vary: VARY_ORIGIN });
+const ROUTE_OFF_ANY: FastifyCorsOwnAnswer = Object.freeze({ ...ROUTE_OFF, vary: VARY_NONE });
+
+/** A `Cache-Control` value every runtime accepts (visible ASCII, space, tab), as a plan's values are. */
+const HEADER_VALUE = /^[\t\x20-\x7e]+$/;
+
+/** `@fastify/cors`'s `cacheControl`: whole seconds as `max-age=N`, a string as it is; `null` when not given. */
+function cacheControlOf(value: unknown, problems: ConfigProblems): string | null {
+  if (value === undefined) return null;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return `max-age=${value}`;
+  if (typeof value === 'string' && HEADER_VALUE.test(value)) return value;
+  problems.add('invalid-option', 'cacheControl must be whole seconds (max-age) or a Cache-Control header value');
+  return null;
+}
+
+/** Whether `origin` is `@fastify/cors`'s literal `*`: `'*'`, or an array holding it. */
+function isStar(origin: unknown): boolean {
+  return origin === '*' || (Array.isArray(origin) && origin.includes('*'));
+}
 
 /**
  * The configuration check (issue #15): unknown keys name the closest known
@@ -110,9 +146,12 @@ function fastifySpec(entry: string, compiled: { matcher?: OriginMatcher }): Adap
     originKey: 'origin',
     aliases: { allowMethods: 'methods', allowHeaders: 'allowedHeaders', exposeHeaders: 'exposedHeaders', allowOrigin: 'origin', allowedOrigins: 'origin' },
     allowNothing: 'To allow no cross-origin request on purpose, pass origin: false (or leave ampCors out: same-origin requests need no CORS).',
-    allowAny: 'For a public API that any origin may read without credentials, register ampCors with no options (Access-Control-Allow-Origin: *).',
+    allowAny:
+      "For a public API that any origin may read without credentials, register ampCors with no options, or add origin: '*' (@fastify/cors's default) to the other options (Access-Control-Allow-Origin: *).",
     map(given: Readonly<Record<string, unknown>>, mode: ConfigMode, problems: ConfigProblems): AmpCorsConfig {
-      const { origin, optionsSuccessStatus, preflight, strictPreflight, hideOptionsRoute, hook, logLevel, ...rest } = given as FastifyCorsOptions<unknown>;
+      const { origin, optionsSuccessStatus, cacheControl, preflight, strictPreflight, hideOptionsRoute, hook, logLevel, ...rest } =
+        given as FastifyCorsOptions<unknown>;
+      cacheControlOf(cacheControl, problems);
       for (const [name, value] of Object.entries({ preflight, strictPreflight, hideOptionsRoute })) {
         if (value !== undefined && typeof value !== 'boolean') problems.add('invalid-option', `${name} must be true or false`);
       }
@@ -150,8 +189,14 @@ function fastifySpec(entry: string, compiled: { matcher?: OriginMatcher }): Adap
  *    value is its answer, even `undefined` (as `@fastify/cors` reads it):
  *    no request waits for a callback nobody will call.
  * 5. Per request: `strictPreflight` answers an `OPTIONS` without `Origin`
- *    or `Access-Control-Request-Method` with 400; `preflight: false` reads
- *    an `OPTIONS` as any other request; core decides the rest.
+ *    or `Access-Control-Request-Method` with 400 (not under `origin: false`;
+ *    without it, every `OPTIONS` is answered as a preflight);
+ *    `preflight: false` reads an `OPTIONS` as any other request; core
+ *    decides the rest; `cacheControl` is added to preflight answers.
+ * 6. A route's `config.cors` (as `@fastify/cors` reads it): `false` sends no
+ *    CORS header on that route; an object of options is merged over the
+ *    plugin's and checked like them, once per route (an invalid one makes
+ *    each of the route's requests fail with its `AmpCorsError`: a 500).
  *
  * @param options - the plugin's options as Fastify passed them
  * @param self - what an origin function is called on (the Fastify instance)
@@ -164,10 +209,19 @@ export function createFastifyCorsPolicy<S>(options: FastifyCorsOptions<S> | unde
     typeof options === 'object' && options !== null && !Array.isArray(options)
       ? Object.fromEntries(Object.entries(options).filter(([key]) => !REGISTER_KEYS.includes(key)))
       : options;
-  // 2. The options.
+  // 2. The options; `origin: '*'` without credentials is @fastify/cors's literal * on every response.
   const compiled: { matcher?: OriginMatcher } = {};
   const policy = createCorsPolicy(given as AmpCorsConfig, fastifySpec(entry, compiled));
-  const { origin, logLevel, preflight = true, strictPreflight = true, hideOptionsRoute = true } = (given ?? {}) as FastifyCorsOptions<S>;
+  const read = (given ?? {}) as FastifyCorsOptions<S>;
+  const { origin, logLevel, preflight = true, strictPreflight = true, hideOptionsRoute = true } = read;
+  const star = policy.mode === 'any-origin' || (policy.mode === 'origin-option' && isStar(origin) && !policy.options.credentials);
+  // Without strictPreflight, @fastify/cors answers every OPTIONS as a preflight.
+  const everyOptions = policy.mode !== 'amp' && preflight && !strictPreflight;
+  const opts: NormalizedCorsOptions =
+    (star && policy.mode !== 'any-origin') || everyOptions
+      ? { ...policy.options, ...(star && { anyOrigin: true }), ...(everyOptions && { everyOptionsIsPreflight: true }) }
+      : policy.options;
+  const cacheControl = cacheControlOf(read.cacheControl, new ConfigProblems());
   // 3. A static origin; 4. an origin function, guarded.
   const matcher = compiled.matcher;
   const source: VerdictSource | null =
@@ -176,13 +230,37 @@ export function createFastifyCorsPolicy<S>(options: FastifyCorsOptions<S> | unde
       : matcher === undefined
         ? null
         : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
-  const invalidPreflight = policy.mode === 'any-origin' ? INVALID_PREFLIGHT_ANY : INVALID_PREFLIGHT;
-  const strict = preflight && strictPreflight;
-  // 5. Per request.
-  const decide = (request: FastifyCorsRequest): InvalidPreflightAnswer | CorsDecision | Promise<CorsDecision> => {
+  // 5. Per request. @fastify/cors never answers 400 when its origin is false (CORS off).
+  const strict = preflight && strictPreflight && origin !== false;
+  const invalidPreflight = star ? INVALID_PREFLIGHT_ANY : INVALID_PREFLIGHT;
+  const routeOff = star ? ROUTE_OFF_ANY : ROUTE_OFF;
+  const withCacheControl = ({ verdict, plan }: CorsDecision): CorsDecision =>
+    plan.kind === 'preflight' ? { verdict, plan: { ...plan, headers: [...plan.headers, ['Cache-Control', cacheControl as string]] } } : { verdict, plan };
+  const routes = new WeakMap<object, FastifyCorsPolicy | AmpCorsError>();
+  const decide = (request: FastifyCorsRequest, route?: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision> => {
+    if (route !== undefined) return decideForRoute(request, route);
     const headers = request.headers;
     if (strict && request.method === 'OPTIONS' && (!headers.origin || !headers['access-control-request-method'])) return invalidPreflight;
-    return policy.decide(nodeRequestFacts(request, undefined, preflight), source);
+    const decided = policy.decide(nodeRequestFacts(request, undefined, preflight), source, opts);
+    if (cacheControl === null) return decided;
+    return isThenable(decided) ? decided.then(withCacheControl) : withCacheControl(decided);
+  };
+  // 6. A route's `config.cors`: `false` turns CORS off on it; options are merged over the plugin's, checked once per route.
+  const decideForRoute = (request: FastifyCorsRequest, route: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision> => {
+    if (route === false) return routeOff;
+    if (typeof route !== 'object' || route === null || Array.isArray(route))
+      throw new AmpCorsError('invalid-option', `${entry}: a route's config.cors must be false or an object of options`);
+    let own = routes.get(route);
+    if (own === undefined) {
+      try {
+        own = createFastifyCorsPolicy({ ...(given as object), ...route } as FastifyCorsOptions<S>, self, `${entry}, a route's config.cors`);
+      } catch (error) {
+        own = error instanceof AmpCorsError ? error : new AmpCorsError('invalid-option', String(error));
+      }
+      routes.set(route, own);
+    }
+    if (own instanceof AmpCorsError) throw own;
+    return own.decide(request);
   };
   return { policy, hideOptionsRoute, logLevel, decide };
 }

@@ -9,14 +9,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isAmpCorsError } from '../src/errors.js';
-import { askOriginCallback, type CorsDecision, createFastifyCorsPolicy, type FastifyCorsOptions, type InvalidPreflightAnswer } from '../src/adapter.js';
+import { askOriginCallback, type CorsDecision, createFastifyCorsPolicy, type FastifyCorsOptions, type FastifyCorsOwnAnswer } from '../src/adapter.js';
 
 const ENTRY = 'ampCors (test)';
 const APP = 'https://app.example';
 const EVIL = 'https://evil.example';
 const SELF = { name: 'the fastify instance' };
 
-type Answer = CorsDecision | InvalidPreflightAnswer;
+type Answer = CorsDecision | FastifyCorsOwnAnswer;
 
 function request(method: string, headers: Record<string, string>, url = '/items') {
   return { method, url, headers };
@@ -79,7 +79,7 @@ describe('askOriginCallback: a Promise that resolves undefined', () => {
 
 describe('createFastifyCorsPolicy', () => {
   it("strictPreflight: an OPTIONS without Origin or Access-Control-Request-Method is @fastify/cors's 400, with Vary: Origin unless the answer is the literal *", async () => {
-    for (const headers of [{ origin: APP }, { 'access-control-request-method': 'PUT' }, {}]) {
+    for (const headers of [{ origin: APP }, { 'access-control-request-method': 'PUT' }, {}] as Record<string, string>[]) {
       const answer = await decide({ origin: [APP] }, 'OPTIONS', headers);
       expect(answer).toMatchObject({ status: 400, body: 'Invalid Preflight Request', vary: ['Origin'] });
       expect(await decide(undefined, 'OPTIONS', headers)).toMatchObject({ status: 400, vary: [] });

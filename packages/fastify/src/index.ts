@@ -69,8 +69,8 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     let decided: ReturnType<FastifyCorsPolicy['decide']>;
     try {
-      // 1. Core decides, from the raw request (strictPreflight's 400 included).
-      decided = cors.decide(request.raw);
+      // 1. Core decides, from the raw request and the route's `config.cors` (strictPreflight's 400 included).
+      decided = cors.decide(request.raw, (request.routeOptions.config as { cors?: unknown }).cors);
     } catch (error) {
       return fail(error, reply, done);
     }
@@ -81,9 +81,10 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
       );
     else if ('plan' in decided) settle(decided, request, reply, done);
     else {
-      // 2. An OPTIONS that is no CORS preflight, under strictPreflight.
+      // 2. The drop-in's own answers: strictPreflight's 400, or a route with CORS off (status 0: passed on).
       vary(reply, decided.vary);
-      void reply.code(decided.status).type(decided.contentType).send(decided.body);
+      if (decided.status === 0) done();
+      else void reply.code(decided.status).type(decided.contentType).send(decided.body);
     }
   });
   // Lets Fastify route a preflight to a path whose routes define no OPTIONS (answered by the hook, or handed over by preflightContinue).

@@ -246,6 +246,62 @@ describe.each([
     expect(passed.headers['access-control-allow-methods']).toBeUndefined();
   });
 
+  it("attacker: a route's config.cors — false sends no CORS header there; options are merged and checked like the plugin's (an unsafe one is a 500, never an allow)", async () => {
+    const app = create({ logger: false });
+    await app.register(ampCors, { origin: ['https://app.example'], credentials: true });
+    let runs = 0;
+    const handler = async () => {
+      runs += 1;
+      return 'ok';
+    };
+    app.get('/open', handler);
+    app.get('/closed', { config: { cors: false } }, handler);
+    app.get('/other', { config: { cors: { origin: ['https://other.example'] } } }, handler);
+    app.get('/unsafe', { config: { cors: { origin: true } } }, handler);
+    app.get('/typo', { config: { cors: { orign: ['https://app.example'] } } }, handler);
+    await app.ready();
+    const get = (url: string, origin: string) => app.inject({ method: 'GET', url, headers: { origin, cookie: 'session=1' } });
+    expect((await get('/open', 'https://app.example')).headers['access-control-allow-origin']).toBe('https://app.example');
+    const closed = await get('/closed', 'https://app.example');
+    expect([closed.statusCode, closed.headers['access-control-allow-origin'], closed.headers['access-control-allow-credentials']]).toEqual([
+      200,
+      undefined,
+      undefined,
+    ]);
+    expect((await get('/other', 'https://other.example')).headers['access-control-allow-origin']).toBe('https://other.example');
+    expect((await get('/other', 'https://app.example')).headers['access-control-allow-origin']).toBeUndefined();
+    runs = 0;
+    for (const url of ['/unsafe', '/typo']) {
+      const res = await get(url, EVIL);
+      expect([res.statusCode, res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials']]).toEqual([
+        500,
+        undefined,
+        undefined,
+      ]);
+    }
+    expect(runs).toBe(0);
+  });
+
+  it("@fastify/cors's literal * for origin: '*' (no Vary: Origin, never credentials), cacheControl on preflights, and its preflight rules", async () => {
+    const app = create({ logger: false });
+    await app.register(ampCors, { origin: '*', cacheControl: 321, strictPreflight: false });
+    app.get('/r', async () => 'ok');
+    await app.ready();
+    const get = await app.inject({ method: 'GET', url: '/r' });
+    expect([get.headers['access-control-allow-origin'], get.headers.vary, get.headers['cache-control']]).toEqual(['*', undefined, undefined]);
+    const preflight = await app.inject({ method: 'OPTIONS', url: '/r', headers: { origin: EVIL, 'access-control-request-method': 'GET' } });
+    expect([preflight.statusCode, preflight.headers['access-control-allow-origin'], preflight.headers['cache-control']]).toEqual([204, '*', 'max-age=321']);
+    // Without strictPreflight, an OPTIONS without Origin is answered as a preflight too.
+    const bare = await app.inject({ method: 'OPTIONS', url: '/r' });
+    expect([bare.statusCode, bare.headers['access-control-allow-methods']]).toEqual([204, 'GET,HEAD,POST']);
+    // origin: false is CORS off: an OPTIONS is left to the routes (404), not answered 400.
+    const off = await build(create, { origin: false }, fresh());
+    expect((await off.inject({ method: 'OPTIONS', url: '/api/items' })).statusCode).toBe(404);
+    for (const cacheControl of ['max-age=1\r\nSet-Cookie: a=1', true, -1]) {
+      expect(isAmpCorsError(await refusal(create, { origin: ['https://app.example'], cacheControl }))).toBe(true);
+    }
+  });
+
   it('hideOptionsRoute: the OPTIONS * route is hidden by default and shown on request', async () => {
     for (const [hideOptionsRoute, hidden] of [
       [undefined, true],
