@@ -299,7 +299,9 @@ export function createKoaCorsPolicy<C extends KoaCorsContext>(options: KoaCorsOp
   const staticSource: VerdictSource | null = matcher === undefined ? null : { verify: (raw, context) => judgeWithOriginMatcher(matcher, raw, context) };
   // An origin function is asked about canary origins now: one allowing every origin is refused with credentials, like '*'.
   const guarded =
-    typeof origin === 'function' ? policy.guardOriginFunction((asked) => koaAnswer(origin(probeContext(asked) as C), staticCredentials), staticCredentials) : null;
+    typeof origin === 'function'
+      ? policy.guardOriginFunction((asked) => koaAnswer(origin(probeContext(asked) as C), staticCredentials), staticCredentials)
+      : null;
 
   const judge = (ctx: C, credentialed: boolean): CorsDecision | Promise<CorsDecision> => {
     let source = staticSource;

@@ -306,7 +306,8 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
         return then(sourceAllowed, (sourceOk) => {
           const judged = judgeWithOriginMatcher((candidate) => (candidate === origin ? originAllowed : candidate === source && sourceOk), raw, context);
           // An answer that allows any origin (`true`, `'*'`) checked nothing: the verdict says so (a drop-in may answer it with the literal *).
-          const verdict: Verdict = judged.allowed && matcher === ANY_ORIGIN && judged.origin === origin ? { ...judged, via: 'any', reason: 'any-origin' } : judged;
+          const verdict: Verdict =
+            judged.allowed && matcher === ANY_ORIGIN && judged.origin === origin ? { ...judged, via: 'any', reason: 'any-origin' } : judged;
           if (!verdict.allowed || !parsed.ok || !withCredentials) return verdict;
           // 3. Credentials only when the function does not allow a canary too.
           const canary = canaryLike(parsed);

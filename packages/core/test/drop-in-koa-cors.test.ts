@@ -61,7 +61,11 @@ describe("@koa/cors's answers in the compatible mode", () => {
       expect(plan.vary).toEqual(['Origin']);
     }
     const { plan } = await decide({ origin: '*' }, preflight(EVIL, { 'Access-Control-Request-Headers': 'X-A, AMP-Same-Origin' }));
-    expect([plan.status, header(plan, 'Access-Control-Allow-Origin'), header(plan, 'Access-Control-Allow-Methods')]).toEqual([204, '*', 'GET,HEAD,PUT,POST,DELETE,PATCH']);
+    expect([plan.status, header(plan, 'Access-Control-Allow-Origin'), header(plan, 'Access-Control-Allow-Methods')]).toEqual([
+      204,
+      '*',
+      'GET,HEAD,PUT,POST,DELETE,PATCH',
+    ]);
     expect(header(plan, 'Access-Control-Allow-Headers')).toBe('X-A');
     expect(plan.vary).toEqual(['Origin', 'Access-Control-Request-Headers']);
   });
@@ -101,10 +105,14 @@ describe("@koa/cors's answers in the compatible mode", () => {
   it('privateNetworkAccess answers a named origin only', async () => {
     const ask = { 'Access-Control-Request-Private-Network': 'true' };
     expect(header((await decide({ origin: A, privateNetworkAccess: true }, preflight(A, ask))).plan, 'Access-Control-Allow-Private-Network')).toBe('true');
-    expect(header((await decide({ origin: A, privateNetworkAccess: true }, preflight(EVIL, ask))).plan, 'Access-Control-Allow-Private-Network')).toBeUndefined();
+    expect(
+      header((await decide({ origin: A, privateNetworkAccess: true }, preflight(EVIL, ask))).plan, 'Access-Control-Allow-Private-Network'),
+    ).toBeUndefined();
     expect(header((await decide({ origin: A }, preflight(A, ask))).plan, 'Access-Control-Allow-Private-Network')).toBeUndefined();
     // An origin function's '*' (the literal *) never opens the private network.
-    expect(header((await decide({ origin: () => '*', privateNetworkAccess: true }, preflight(EVIL, ask))).plan, 'Access-Control-Allow-Private-Network')).toBeUndefined();
+    expect(
+      header((await decide({ origin: () => '*', privateNetworkAccess: true }, preflight(EVIL, ask))).plan, 'Access-Control-Allow-Private-Network'),
+    ).toBeUndefined();
   });
   it('the AMP mode keeps ampcors defaults: credentials, 403 for a foreign origin, no literal *', async () => {
     const cache = 'https://example-com.cdn.ampproject.org';
@@ -159,7 +167,12 @@ describe('Koa response parts: secureContext, keepHeadersOnError', () => {
     const kept = createKoaCorsPolicy<Ctx>({ origin: A }, ENTRY);
     const plan = (kept.decide(ctxOf({ Origin: A })) as CorsDecision).plan;
     const withVary = Object.assign(new Error('x'), { headers: { Vary: 'Accept-Encoding', 'X-Own': '1' } });
-    expect((kept.errorAfter(withVary, plan) as { headers: object }).headers).toEqual({ 'X-Own': '1', 'Access-Control-Allow-Origin': A, 'Access-Control-Expose-Headers': 'AMP-Redirect-To', vary: 'Accept-Encoding, Origin' });
+    expect((kept.errorAfter(withVary, plan) as { headers: object }).headers).toEqual({
+      'X-Own': '1',
+      'Access-Control-Allow-Origin': A,
+      'Access-Control-Expose-Headers': 'AMP-Redirect-To',
+      vary: 'Accept-Encoding, Origin',
+    });
     const star = Object.assign(new Error('x'), { headers: { vary: '*' } });
     expect((kept.errorAfter(star, plan) as { headers: { vary: string } }).headers.vary).toBe('*');
     expect(kept.errorAfter('a string', plan)).toBeInstanceOf(Error);

@@ -107,7 +107,10 @@ const OPTION_SETS: ReadonlyArray<{ name: string; options: koaCors.Options; nextO
     name: "origin '*' with @koa/cors's empty values (allowMethods null, allowHeaders [], maxAge 0)",
     options: { origin: '*', allowMethods: null as unknown as string, allowHeaders: [], maxAge: 0, exposeHeaders: ['X-Total', 'X-Page'] },
   },
-  { name: "origin '*' with list options as strings, maxAge as a string", options: { origin: '*', allowMethods: 'GET,POST', allowHeaders: 'X-A', maxAge: '600' } },
+  {
+    name: "origin '*' with list options as strings, maxAge as a string",
+    options: { origin: '*', allowMethods: 'GET,POST', allowHeaders: 'X-A', maxAge: '600' },
+  },
   { name: "origin '*', credentials false, secureContext", options: { origin: '*', credentials: false, secureContext: true } },
 ];
 
@@ -227,7 +230,12 @@ describe('Koa specifics', () => {
     expect([dropped.status, dropped.headers['access-control-allow-origin'], dropped.headers.vary]).toEqual([502, undefined, undefined]);
   });
   it('answers errors thrown downstream as @koa/cors does, with and without keepHeadersOnError (differential)', async () => {
-    for (const options of [{ origin: '*' }, { origin: A }, { origin: '*', keepHeadersOnError: false }, { origin: A, keepHeadersOnError: false, secureContext: true }]) {
+    for (const options of [
+      { origin: '*' },
+      { origin: A },
+      { origin: '*', keepHeadersOnError: false },
+      { origin: A, keepHeadersOnError: false, secureContext: true },
+    ]) {
       for (const origin of [A, 'https://evil.com']) {
         const theirs = await hit(koaCors(options), 'GET', { Origin: origin }, true);
         const ours = await hit(ampCors(options as KoaAmpCorsOptions) as unknown as Koa.Middleware, 'GET', { Origin: origin }, true);
