@@ -2,12 +2,15 @@
  * The compact allow-set (`compileAllowSet` / `loadAllowSet`, SPEC §5), in a
  * fresh process: build time (CPU and wall) for N publisher domains generated
  * on the fly (never held as a list: {@link mixedPublisherDomain}), the file's
- * bytes per domain, load time, the loaded set's memory, and the lookup time
- * of `has(prefix)` and `verifyOrigin` for allowed and denied origins (CPU
- * time over a ring of 4,096 inputs, median of 5 passes), and of one allowed
- * origin asked repeatedly. Collections are forced only after the timed
- * parts, for the memory figure (ArrayBuffer memory with the set, minus
- * without it).
+ * bytes per domain, load time (CPU: checksum, Rice decoding, order check),
+ * the loaded set's memory, and the lookup time of `has(prefix)` and of
+ * `verifyOrigin` for allowed and denied origins — CPU time over a ring of
+ * up to 65,536 distinct origins (half as many prefixes, on both caches),
+ * always more than the verdict memo holds (2 × 8,192), so each
+ * `verifyOrigin` is judged afresh (reverse, SHA-256, binary search) — median
+ * of 5 passes, and of one allowed origin asked repeatedly (what the memo
+ * serves). Collections are forced only after the timed parts, for the
+ * memory figure (ArrayBuffer memory with the set, minus without it).
  *
  * Usage: node --expose-gc dist/compact-allow-set.mjs <domains>
  * Prints one JSON line (a {@link CompactResult}).
@@ -50,7 +53,10 @@ function collect(): void {
   for (let i = 0; i < 3; i++) gc();
 }
 
-/** Median CPU ns per call of `fn` over `inputs`, 5 passes of 65,536 calls each. */
+/** The verdict memo's capacity: two generations of COMPACT_MEMO_GENERATION_SIZE (8,192). */
+const MEMO_CAPACITY = 2 * 8_192;
+
+/** Median CPU ns per call of `fn` over `inputs` (a power of 2 of them), 5 passes of 65,536 calls each. */
 function timeLookups(inputs: readonly string[], fn: (input: string) => boolean, expected: boolean): number {
   const passes: number[] = [];
   const mask = inputs.length - 1;
@@ -67,7 +73,10 @@ function timeLookups(inputs: readonly string[], fn: (input: string) => boolean, 
 }
 
 const count = Number(process.argv[2]);
-if (!Number.isSafeInteger(count) || count < 4096) throw new Error('usage: compact-allow-set.mjs <domains ≥ 4096>');
+if (!Number.isSafeInteger(count) || count < MEMO_CAPACITY) throw new Error(`usage: compact-allow-set.mjs <domains ≥ ${MEMO_CAPACITY}>`);
+// Distinct origins per lookup ring (both caches): a power of 2, at most 65,536, always more than the memo holds.
+let ring = 65_536;
+while (ring > 2 * count) ring /= 2;
 // No forced collection before a timed section (issue 16): collections are
 // forced only for the loaded set's memory, with it and without it, at the end.
 const wallStart = performance.now();
@@ -77,11 +86,12 @@ for (let i = 0; i < count; i++) builder.add(mixedPublisherDomain(i));
 const bytes = builder.build();
 const buildCpuMs = cpuMs() - cpuStart;
 const buildWallMs = performance.now() - wallStart;
-// 4,096 domains spread over the whole list; each one's first prefix form (the one caches use).
+// ring / 2 domains spread over the whole list; each one's first prefix form (the one caches use), on each cache.
 const prefixes: string[] = [];
-for (let k = 0; k < 4096; k++) prefixes.push((prefixForms(mixedPublisherDomain(Math.floor((k * count) / 4096)))[0] as { prefix: string }).prefix);
-const allowed = prefixes.map((prefix, k) => `https://${prefix}.${k % 2 === 0 ? 'cdn.ampproject.org' : 'www.bing-amp.com'}`);
-const denied = prefixes.map((prefix) => `https://${prefix}-x.cdn.ampproject.org`);
+for (let k = 0; k < ring / 2; k++) prefixes.push((prefixForms(mixedPublisherDomain(Math.floor((k * count) / (ring / 2))))[0] as { prefix: string }).prefix);
+const onCaches = (label: string): string[] => [`https://${label}.cdn.ampproject.org`, `https://${label}.www.bing-amp.com`];
+const allowed = prefixes.flatMap((prefix) => onCaches(prefix));
+const denied = prefixes.flatMap((prefix) => onCaches(`${prefix}-x`));
 /** Loads the set and times its lookups; returns the figures and the ArrayBuffer memory with the set alive (after full collections). */
 function loadAndLookUp() {
   const loadStart = cpuMs();
