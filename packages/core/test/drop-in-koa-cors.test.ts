@@ -47,7 +47,7 @@ function refusal(options: unknown): string {
 
 describe("@koa/cors's answers in the compatible mode", () => {
   it('no options: the literal * to every request, no credentials even with a cookie, Vary: Origin as @koa/cors', async () => {
-    for (const headers of [{ Origin: EVIL, Cookie: 'session=1' }, {}, { Origin: 'null' }]) {
+    for (const headers of [{ Origin: EVIL, Cookie: 'session=1' }, {}, { Origin: 'null' }] as Array<Record<string, string>>) {
       const { plan, verdict } = await decide(undefined, headers);
       expect([header(plan, 'Access-Control-Allow-Origin'), header(plan, 'Access-Control-Allow-Credentials')]).toEqual(['*', undefined]);
       expect(plan.vary).toContain('Origin');
@@ -55,7 +55,7 @@ describe("@koa/cors's answers in the compatible mode", () => {
     }
   });
   it("origin '*' is the literal * (with or without Origin), never with credentials; a preflight never allows AMP-Same-Origin", async () => {
-    for (const headers of [{ Origin: EVIL }, {}, { Origin: 'https://a.example, https://evil.example' }]) {
+    for (const headers of [{ Origin: EVIL }, {}, { Origin: 'https://a.example, https://evil.example' }] as Array<Record<string, string>>) {
       const { plan } = await decide({ origin: '*' }, headers);
       expect([plan.handled, header(plan, 'Access-Control-Allow-Origin'), header(plan, 'Access-Control-Allow-Credentials')]).toEqual([false, '*', undefined]);
       expect(plan.vary).toEqual(['Origin']);
@@ -217,7 +217,7 @@ describe('from the attacker side (property)', () => {
             : options;
         const policy = createKoaCorsPolicy<Ctx>(watched, ENTRY);
         asked.length = 0; // the construction's canary questions
-        const headers = origin === '' ? {} : isPreflight ? preflight(origin) : { Origin: origin, Cookie: 'session=victim' };
+        const headers: Record<string, string> = origin === '' ? {} : isPreflight ? preflight(origin) : { Origin: origin, Cookie: 'session=victim' };
         const decided = policy.decide(ctxOf(headers, isPreflight ? 'OPTIONS' : 'GET'));
         const { plan } = isThenable(decided) ? await decided : decided;
         const acao = header(plan, 'Access-Control-Allow-Origin');
