@@ -99,9 +99,10 @@ function isEmptyList(value: unknown): boolean {
  * 1. Values: `maxAge` a whole number (or its digits), `credentials` a
  *    boolean or a function, the flags booleans; an alias and its ampcors
  *    name not both.
- * 2. `'*'` with `privateNetworkAccess` is refused: every website could read
- *    a server on a private network, which is what Private Network Access
- *    exists to prevent.
+ * 2. Refused as unsafe: credentials without any origin source (`@koa/cors`
+ *    reflects every `Origin` with them), and `'*'` with
+ *    `privateNetworkAccess` (every website could read a server on a private
+ *    network, which is what Private Network Access exists to prevent).
  * 3. `@koa/cors`'s empty values: no methods header for `allowMethods:
  *    null`/`''`/`[]`, the asked headers for an empty `allowHeaders`, no
  *    `Access-Control-Max-Age` for `maxAge: 0`.
@@ -121,7 +122,14 @@ function koaConfig(given: KoaCorsOptions<unknown>, mode: ConfigMode, problems: C
   ] as const) {
     if (given[alias] !== undefined && rest[name] !== undefined) problems.add('invalid-option', `give ${name} or its alias ${alias}, not both`);
   }
-  // 2. Every website reading a private-network server.
+  // 2. What @koa/cors's default origin would make of credentials: every Origin reflected with them.
+  const namesOrigins = ['origin', 'publishers', 'origins', 'verifier', 'allowSet'].some((key) => Object.hasOwn(given, key));
+  if (!namesOrigins && credentials !== undefined && credentials !== false)
+    problems.add(
+      'unsafe-configuration',
+      "credentials without origin: @koa/cors would reflect every request's Origin with credentials, so any website could read your users' data; name the trusted origins (origin: 'https://app.example' or an origin function) or the publishers",
+    );
+  // Every website reading a private-network server.
   if (origin === '*' && rest.privateNetworkAccess === true)
     problems.add(
       'unsafe-configuration',

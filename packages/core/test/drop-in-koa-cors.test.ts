@@ -126,8 +126,14 @@ describe("@koa/cors's answers in the compatible mode", () => {
 
 describe('refused configurations', () => {
   it('options naming no origin source are refused, and the error says how to ask for the literal *', () => {
-    for (const options of [{ exposeHeaders: 'X' }, { maxAge: 600 }, { secureContext: true }, { credentials: true }, { keepHeadersOnError: false }]) {
+    for (const options of [{ exposeHeaders: 'X' }, { maxAge: 600 }, { secureContext: true }, { credentials: false }, { keepHeadersOnError: false }]) {
       expect(refusal(options)).toMatch(/^invalid-option: .*name no origin to trust.*origin: '\*'/s);
+    }
+    // Credentials without an origin: @koa/cors reflects every Origin with them; the error says that first, not only "add origin: '*'".
+    for (const credentials of [true, () => false, async () => true]) {
+      expect(refusal({ credentials, maxAge: 60 })).toMatch(
+        /^unsafe-configuration: .*name no origin to trust.*credentials without origin: @koa\/cors would reflect/s,
+      );
     }
   });
   it("'*' (or a reflect-all function) with credentials, and '*' with privateNetworkAccess, are refused as unsafe", () => {

@@ -158,8 +158,9 @@ describe('configurations ampcors refuses', () => {
     return 'accepted';
   };
   it("refuses '*' with credentials, which @koa/cors turns into reflecting every origin", async () => {
-    // Names no origin to trust: refused for that, before any mode is guessed (issue #15).
-    expect(code({ credentials: true })).toBe('invalid-option');
+    // Names no origin to trust (issue #15), and @koa/cors would reflect every Origin with credentials: refused as unsafe.
+    expect(code({ credentials: true })).toBe('unsafe-configuration');
+    expect(code({ credentials: false })).toBe('invalid-option');
     expect(code({ origin: '*', credentials: true })).toBe('unsafe-configuration');
     expect(code({ origin: '*', credentials: () => false })).toBe('unsafe-configuration');
     expect(code({ origin: 'https://a.com/' })).toBe('invalid-origin');
