@@ -1,4 +1,4 @@
-import { toUnicode } from 'punycode/punycode.es6.js';
+import { decode as punycodeDecode, encode as punycodeEncode, toUnicode } from 'punycode/punycode.es6.js';
 import { browserHost } from './domain-name.js';
 import { goPunycodeEncode, isHashedPrefix, MAX_PREFIX_LENGTH, type ReadableForm, readableFormOf } from './domain-prefix.js';
 
@@ -54,15 +54,17 @@ export function unwrapLabel(label: string): string | undefined {
 /** SPEC §4 step 5 (the guide's reading): left to right, `--` emits `-` and a single `-` emits `.`. */
 export function foldHyphens(label: string): string {
   let out = '';
-  for (let i = 0; i < label.length; i++) {
-    const ch = label[i] as string;
-    if (ch !== '-') out += ch;
-    else if (label[i + 1] === '-') {
-      out += '-';
-      i++;
-    } else out += '.';
+  let from = 0;
+  for (let i = label.indexOf('-'); i >= 0; i = label.indexOf('-', from)) {
+    if (label.charCodeAt(i + 1) === 45) {
+      out += label.slice(from, i + 1);
+      from = i + 2;
+    } else {
+      out += `${label.slice(from, i)}.`;
+      from = i + 1;
+    }
   }
-  return out;
+  return from === 0 ? label : out + label.slice(from);
 }
 
 /**
@@ -145,11 +147,10 @@ function undoneLabels(prefix: string): string[] {
  * of D whose basic part keeps some of D's non-ASCII characters: one reading
  * per choice of the characters the deltas insert (all of them is the
  * standard encoding, the literal reading, already read above). Each is
- * folded the guide's way (Go refuses labels with edge hyphens).
+ * folded the guide's way (Go refuses labels with edge hyphens). `decoded`
+ * is the prefix's punycode-decoded label.
  */
-function* lenientReadings(prefix: string): Generator<string> {
-  const decoded = decodeXnLabel(prefix);
-  if (decoded === undefined) return;
+function* lenientReadings(decoded: string): Generator<string> {
   const points = Array.from(decoded, (ch) => ch.codePointAt(0) as number);
   const wide: number[] = [];
   for (let p = 0; p < points.length; p++) if ((points[p] as number) >= 0x80) wide.push(p);
@@ -184,7 +185,8 @@ function* readingsOf(prefix: string): Generator<string> {
   const labels = undoneLabels(prefix);
   for (const label of labels) yield foldHyphens(label);
   for (const label of labels) if (countHyphenReadings(label) > 1) yield* hyphenReadings(label);
-  if (prefix.startsWith('xn--')) yield* lenientReadings(prefix);
+  const decoded = decodeXnLabel(prefix);
+  if (decoded !== undefined) yield* lenientReadings(decoded);
 }
 
 /**
@@ -224,8 +226,28 @@ function possibleDomain(reading: string): string | undefined {
 }
 
 /**
- * The one claimant of a plain readable prefix, found with one scan and no
- * reading list, or `undefined` when the prefix is not plain (then the
+ * The claimants of a plain readable prefix, found with one scan and no
+ * reading list — the same list, in the same order, as the general search
+ * ({@link searchReadings}) — or `undefined` when the prefix is not plain
+ * (then the general search decides). Two kinds are plain:
+ * - a readable ASCII prefix with one reading ({@link plainAsciiClaimant}):
+ *   one claimant, found without punycode, UTS #46 or SHA-256;
+ * - an `xn--` prefix of a simple IDN ({@link simpleIdnClaimants}): one or
+ *   two claimants, found with one punycode decoding and the encodings that
+ *   check it, without UTS #46 (but on the first sight of a code point).
+ *
+ * The property test "plain prefixes: the fast path agrees with the search"
+ * checks both against the general search.
+ */
+export function plainPrefixClaimants(prefix: string): readonly PrefixClaimant[] | undefined {
+  if (prefix.startsWith('xn--')) return simpleIdnClaimants(prefix);
+  const claimant = plainAsciiClaimant(prefix);
+  return claimant === undefined ? undefined : [claimant];
+}
+
+/**
+ * The one claimant of a plain readable ASCII prefix, found with one scan
+ * and no reading list, or `undefined` when the prefix is not plain (then the
  * general search of {@link searchClaimants} decides; it also finds no
  * claimant where this one gives up on a prefix that spells no domain).
  *
@@ -243,7 +265,7 @@ function possibleDomain(reading: string): string | undefined {
  * (the property test "plain prefixes: the fast path agrees with the search"
  * checks it).
  */
-export function plainPrefixClaimant(prefix: string): PrefixClaimant | undefined {
+function plainAsciiClaimant(prefix: string): PrefixClaimant | undefined {
   const length = prefix.length;
   if (length > 63 || length < 3) return undefined;
   // Positions 3–4 (0-based 2–3) both '-': wrapped by the forward algorithms, or a wrap to undo.
@@ -286,6 +308,130 @@ export function plainPrefixClaimant(prefix: string): PrefixClaimant | undefined 
   return { publisherDomain: domain + prefix.slice(start), form: 'spec' };
 }
 
+/** The most non-ASCII characters {@link simpleIdnClaimants} takes (it checks the 2^n − 2 lenient readings itself). */
+const MAX_SIMPLE_IDN_WIDE = 3;
+
+/**
+ * The claimants of the `xn--` prefix of a simple IDN, found without a
+ * reading list and without UTS #46, or `undefined` when the prefix is not
+ * of that kind (the general search then decides). Simple:
+ * 1. after `xn--`, letters, digits and inner runs of one or two hyphens
+ *    (at most 63 octets in all), so the prefix itself reads one way only
+ *    (SPEC §4 step 5: `-` a dot, `--` a hyphen): R, `xn-` + the rest read so;
+ * 2. it is the punycode of a label L (SPEC §4 step 3) of ASCII letters
+ *    and digits, inner runs of one or two hyphens and one to three simple
+ *    code points ({@link isSimpleCodePoint}), not wrapped in `0-`…`-0`, no
+ *    `--` at positions 3–4 (punycode decoding is one-to-one: a lowercase
+ *    label that decodes is the standard encoding of what it decodes to, RFC
+ *    3492 §3.3 and §6.2, so the encoding of L is the prefix again); so
+ *    L reads one way: D, whose last label is ASCII letters, and D is its own
+ *    browser host (UTS #46 leaves simple code points and lowercase ASCII
+ *    unchanged, and D holds no right-to-left character, joiner or mark:
+ *    its A-labels are the punycode of its labels);
+ * 3. none of Go's lenient readings of the prefix ends in letters (so none
+ *    is a possible domain, as the general search filters them).
+ * Then the general search finds D first, under the guide's algorithm (its
+ * forward prefix is `xn--` + the encoding of L, unwrapped: the prefix), then
+ * R when R's last label is letters only: toolbox-cache-url, which does not
+ * wrap a label starting `xn`, gives R the prefix; otherwise R is no possible
+ * domain. Nothing else reads from the prefix: neither L nor the prefix is
+ * wrapped, and each has one hyphen reading.
+ */
+function simpleIdnClaimants(prefix: string): readonly PrefixClaimant[] | undefined {
+  const length = prefix.length;
+  if (length > 63) return undefined;
+  // 1. Letters, digits and inner runs of one or two hyphens after `xn--`.
+  for (let i = 4; i < length; i++) {
+    const c = prefix.charCodeAt(i);
+    if (c === 45) {
+      if (i === 4 || i === length - 1 || (prefix.charCodeAt(i + 1) === 45 && prefix.charCodeAt(i + 2) === 45)) return undefined;
+    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) return undefined;
+  }
+  // 2. L, read label by label into D (A-labels encoded here, as a browser encodes them).
+  let label: string;
+  try {
+    label = punycodeDecode(prefix.slice(4));
+  } catch {
+    return undefined;
+  }
+  const size = label.length;
+  if (size < 3 || (label.startsWith('0-') && label.endsWith('-0')) || (label.charCodeAt(2) === 45 && label.charCodeAt(3) === 45)) return undefined;
+  let domain = '';
+  let part = ''; // the current label of D, read so far
+  let from = 0; // where the unread rest of that label starts in L
+  let wide = 0;
+  let partWide = false;
+  for (let i = 0; i <= size; i++) {
+    const c = i < size ? label.charCodeAt(i) : 45;
+    if (c === 45 && i < size && label.charCodeAt(i + 1) === 45) {
+      // `--`: a hyphen inside a label; never at an edge of L, never a run of three.
+      if (i === 0 || i + 2 >= size || label.charCodeAt(i + 2) === 45) return undefined;
+      part += label.slice(from, i + 1);
+      from = i + 2;
+      i++;
+    } else if (c === 45) {
+      // `-` (or the end): a label ends; never an empty one.
+      if (i === from && part === '') return undefined;
+      part += label.slice(from, i);
+      const ascii = partWide ? `xn--${punycodeEncode(part)}` : part;
+      if (ascii.length > 63) return undefined;
+      if (i === size && (partWide || domain === '' || !LETTERS.test(part))) return undefined;
+      domain = domain === '' ? ascii : `${domain}.${ascii}`;
+      part = '';
+      from = i + 1;
+      partWide = false;
+    } else if (c >= 0x80) {
+      if (++wide > MAX_SIMPLE_IDN_WIDE || !isSimpleCodePoint(c)) return undefined;
+      partWide = true;
+    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+      return undefined;
+    }
+  }
+  if (wide === 0 || domain.length > 253) return undefined;
+  // 3. Go's lenient readings: none may end in letters.
+  if (wide > 1 && !lenientReadings(label).next().done) return undefined;
+  const claimant: PrefixClaimant = { publisherDomain: domain, form: 'spec' };
+  // R's last label: what follows the prefix's last hyphen, unless that hyphen ends a `--` (then it holds a hyphen).
+  const last = prefix.lastIndexOf('-');
+  if (prefix.charCodeAt(last - 1) === 45 || !LETTERS.test(prefix.slice(last + 1))) return [claimant];
+  return [claimant, { publisherDomain: foldHyphens(prefix), form: 'toolbox' }];
+}
+
+/** BMP code units {@link isSimpleCodePoint} has classified: 0 not yet, 1 simple, 2 not. */
+let codePointClasses: Uint8Array | undefined;
+const MARK = /^\p{M}$/u;
+/** Hangul jamo: letters (not marks) that NFC composes with the character before them. */
+const HANGUL_JAMO = /^[\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]$/;
+
+/**
+ * True for a non-ASCII BMP code point that a browser's host parser (UTS #46,
+ * non-transitional, Bidi and CONTEXTJ rules: {@link browserHost}) keeps as it
+ * is anywhere in a label of lowercase ASCII letters, digits, hyphens and
+ * other such code points: not a mark, not a Hangul jamo, unchanged by NFC
+ * (so such a label is NFC: no character in it composes with another), and
+ * `a` + it + `a` is a host UTS #46 leaves unchanged — it is valid, unmapped,
+ * neither right-to-left nor an Arabic digit (the Bidi rule refuses it after
+ * `a`) nor a joiner (CONTEXTJ refuses it there). Asked of UTS #46 once per
+ * code point, then remembered (at most 65,536 answers).
+ */
+function isSimpleCodePoint(unit: number): boolean {
+  const classes = (codePointClasses ??= new Uint8Array(0x10000));
+  let known = classes[unit] as number;
+  if (known === 0) {
+    known = classifyCodePoint(unit) ? 1 : 2;
+    classes[unit] = known;
+  }
+  return known === 1;
+}
+
+function classifyCodePoint(unit: number): boolean {
+  if (unit < 0x80 || (unit >= 0xd800 && unit <= 0xdfff)) return false;
+  const ch = String.fromCharCode(unit);
+  if (MARK.test(ch) || HANGUL_JAMO.test(ch) || ch.normalize('NFC') !== ch) return false;
+  const probe = `a${ch}a`;
+  return browserHost(`${probe}.com`) === `xn--${punycodeEncode(probe)}.com`;
+}
+
 /**
  * Searches every domain that could exist whose prefix, under an accepted
  * readable algorithm (SPEC §6: the guide's, toolbox-cache-url's of the ASCII
@@ -301,10 +447,13 @@ export function plainPrefixClaimant(prefix: string): PrefixClaimant | undefined 
  * label longer than any accepted prefix.
  */
 export function searchClaimants(prefix: string, stop?: (claimant: PrefixClaimant) => boolean): ClaimantSearch {
-  // Fast path: a plain prefix has one claimant, found in one scan.
-  const plain = plainPrefixClaimant(prefix);
-  if (plain !== undefined) return { claimants: [plain], complete: stop?.(plain) !== true };
-  return searchReadings(prefix, stop);
+  // Fast path: a plain prefix's claimants, found in one scan.
+  const plain = plainPrefixClaimants(prefix);
+  if (plain === undefined) return searchReadings(prefix, stop);
+  if (stop !== undefined) {
+    for (let i = 0; i < plain.length; i++) if (stop(plain[i] as PrefixClaimant)) return { claimants: plain.slice(0, i + 1), complete: false };
+  }
+  return { claimants: plain, complete: true };
 }
 
 /** {@link searchClaimants} without its plain fast path: every reading examined (also the reference the fast path is tested against). */

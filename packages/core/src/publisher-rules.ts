@@ -230,33 +230,61 @@ export function parsePublisherRules(publishers: readonly string[], caches: reado
   return { exact, wildcard };
 }
 
-/** True when `domain` (canonical ASCII) is an exact rule or under a wildcard rule. */
+/**
+ * True when `domain` (canonical ASCII) is an exact rule or under a wildcard
+ * rule. The wildcard rules are asked first: a small set is compared in place,
+ * so a domain they cover is never hashed.
+ */
 export function matchesPublisher(domain: string, rules: PublisherRules): boolean {
-  if (rules.exact.has(domain)) return true;
-  return wildcardBaseOf(domain, rules) !== undefined;
-}
-
-/** Length of the longest base of each wildcard set, computed once per set. */
-const longestBaseOf = new WeakMap<ReadonlySet<string>, number>();
-
-function longestBase(wildcard: ReadonlySet<string>): number {
-  let longest = longestBaseOf.get(wildcard);
-  if (longest === undefined) {
-    longest = 0;
-    for (const base of wildcard) longest = Math.max(longest, base.length);
-    longestBaseOf.set(wildcard, longest);
-  }
-  return longest;
+  return wildcardBaseOf(domain, rules) !== undefined || rules.exact.has(domain);
 }
 
 /**
- * The wildcard base covering `domain`, if any. Only the suffixes no longer
- * than the longest base are looked up, so a hostile 253-octet host of
- * one-letter labels costs no more than a normal one.
+ * What {@link wildcardBaseOf} needs of a wildcard set, computed once per set:
+ * the length of its longest base, and, for a small set, its bases longest
+ * first (compared in place, no slice and no hashing).
+ */
+interface WildcardShape {
+  readonly longest: number;
+  readonly small: readonly string[] | undefined;
+}
+
+/** Sets of at most this many bases are compared base by base; larger ones are looked up by suffix. */
+const SMALL_WILDCARD_SET = 8;
+
+const wildcardShapes = new WeakMap<ReadonlySet<string>, WildcardShape>();
+
+function wildcardShape(wildcard: ReadonlySet<string>): WildcardShape {
+  let shape = wildcardShapes.get(wildcard);
+  if (shape === undefined) {
+    let longest = 0;
+    for (const base of wildcard) longest = Math.max(longest, base.length);
+    const small = wildcard.size <= SMALL_WILDCARD_SET ? [...wildcard].sort((a, b) => b.length - a.length) : undefined;
+    shape = { longest, small };
+    wildcardShapes.set(wildcard, shape);
+  }
+  return shape;
+}
+
+/**
+ * The wildcard base covering `domain`, if any: the longest one (the base
+ * nearest the domain). A small set is compared base by base, in place; a
+ * larger one is looked up by suffix, only the suffixes no longer than the
+ * longest base, so a hostile 253-octet host of one-letter labels costs no
+ * more than a normal one.
  */
 export function wildcardBaseOf(domain: string, rules: PublisherRules): string | undefined {
   if (rules.wildcard.size === 0) return undefined;
-  const reach = domain.length - longestBase(rules.wildcard);
+  const { longest, small } = wildcardShape(rules.wildcard);
+  if (small !== undefined) {
+    for (const base of small) {
+      const dot = domain.length - base.length - 1;
+      // The base itself, or the base after a dot.
+      if (dot === -1 ? domain === base : dot >= 0 && domain.charCodeAt(dot) === 46 && domain.endsWith(base)) return base;
+    }
+    return undefined;
+  }
+  const reach = domain.length - longest;
   let start = 0;
   if (reach > 0) {
     // The first label boundary from which the rest fits in the longest base.

@@ -5,7 +5,7 @@ import { AmpCorsError } from './errors.js';
 import { MAX_ORIGIN_LENGTH, type OriginSyntaxReason, parseOrigin } from './origin-header.js';
 import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from './publisher-rules.js';
 import { cacheIndexOf, findCacheOfHost, plainCacheOriginOf } from './cache-origin.js';
-import { type PrefixClaimant, plainPrefixClaimant } from './prefix-claimants.js';
+import { type PrefixClaimant, plainPrefixClaimants } from './prefix-claimants.js';
 import { reverseOrigin } from './reverse-origin.js';
 
 /** Configuration of {@link createVerifier}. */
@@ -253,20 +253,26 @@ export function createVerifier(config: VerifierConfig): Verifier {
     // 2. Fast path: the exact bytes of an accepted origin, its verdict made once.
     const known = table.get(origin);
     if (known !== undefined) return withSource(known.verdict, context);
-    const publisher = knownPublisherOrigin(origin) ? (publisherVerdicts.get(origin) ?? publisherVerdicts.set(origin, publisherVerdict(origin))) : undefined;
+    // A plain readable cache origin (one label of letters, digits and inner hyphens: canonical by
+    // construction) is a publisher origin only if `origins` lists it (no publisher rule lies at or
+    // under a cache domain): without `origins`, it is not looked up as one.
+    const plain = plainCacheOriginOf(origin, cacheIndex);
+    const publisher =
+      (plain === undefined || explicitOrigins) && knownPublisherOrigin(origin)
+        ? (publisherVerdicts.get(origin) ?? publisherVerdicts.set(origin, publisherVerdict(origin)))
+        : undefined;
     if (publisher !== undefined) return withSource(publisher, context);
+    // 4, fast: when its prefix is plain too, its claimants are found in one scan: judged without
+    // parsing, a reading list or a memo (judging costs about what remembering would).
+    const claimants = plain === undefined ? undefined : plainPrefixClaimants(plain.prefix);
+    if (plain !== undefined && claimants !== undefined) {
+      const verdict = judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimants);
+      return verdict.allowed ? withSource(verdict, context) : verdict;
+    }
     // 4, remembered: the verdict of a recent cache origin outside the table (the length cap first:
     // a hostile long header is not hashed for it).
     const remembered = origin.length <= MAX_ORIGIN_LENGTH ? cacheVerdicts.get(origin) : undefined;
     if (remembered !== undefined) return remembered.allowed ? withSource(remembered, context) : remembered;
-    // 4, fast: a plain readable cache origin (one label of letters, digits and inner hyphens) is
-    // canonical by construction and reads as one domain: judged without parsing or a reading list.
-    const plain = plainCacheOriginOf(origin, cacheIndex);
-    const claimant = plain === undefined ? undefined : plainPrefixClaimant(plain.prefix);
-    if (plain !== undefined && claimant !== undefined) {
-      const verdict = cacheVerdicts.set(origin, judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimant));
-      return verdict.allowed ? withSource(verdict, context) : verdict;
-    }
     // 3. Judge the header as sent.
     const parsed = parseOrigin(origin);
     if (!parsed.ok) return deny(origin, parsed.reason, parsed.detail);
@@ -285,21 +291,23 @@ export function createVerifier(config: VerifierConfig): Verifier {
 
   // The verdicts of recent cache origins outside the table (a wildcard rule's, an unknown publisher's, …), shared and frozen.
   const cacheVerdicts = createRecentMemo<Verdict>(CACHE_MEMO_GENERATION_SIZE);
-  // Twin of judgeCacheOrigin's readable branch for a prefix whose only claimant is known (plainPrefixClaimant): keep in step.
-  const judgePlainCacheOrigin = (origin: string, cache: AmpCache, prefix: string, claimant: PrefixClaimant): Verdict => {
-    const publisherDomain = claimant.publisherDomain;
-    if (!matchesPublisher(publisherDomain, rules)) {
-      return Object.freeze({
-        allowed: false,
-        origin,
-        reason: 'unknown-publisher',
-        detail: `${publisherDomain} is not a configured publisher`,
-        cache,
-        prefix,
-        publisherDomain,
-      });
+  // Twin of judgeCacheOrigin's readable branch for a prefix whose claimants are all known (plainPrefixClaimants): keep in step.
+  const judgePlainCacheOrigin = (origin: string, cache: AmpCache, prefix: string, claimants: readonly PrefixClaimant[]): Verdict => {
+    let covering: PrefixClaimant | undefined;
+    for (let i = 0; i < claimants.length; i++) {
+      const claimant = claimants[i] as PrefixClaimant;
+      const publisherDomain = claimant.publisherDomain;
+      if (!matchesPublisher(publisherDomain, rules)) {
+        const detail =
+          i > 0
+            ? `${prefix} is also the prefix of ${publisherDomain} (${claimant.form} algorithm), which is not a configured publisher`
+            : `${publisherDomain} is not a configured publisher`;
+        return Object.freeze({ allowed: false, origin, reason: 'unknown-publisher', detail, cache, prefix, publisherDomain });
+      }
+      if (covering === undefined && wildcardBaseOf(publisherDomain, rules) !== undefined) covering = claimant;
     }
-    return Object.freeze({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: claimant.form });
+    const { publisherDomain, form } = covering ?? (claimants[0] as PrefixClaimant);
+    return Object.freeze({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: form });
   };
 
   // The verdict of a cache origin outside the table, without __amp_source_origin (judge applies it).

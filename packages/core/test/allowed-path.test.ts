@@ -22,7 +22,13 @@ vi.mock('punycode/punycode.es6.js', async (importOriginal) => {
     calls.punycode++;
     return fn(input);
   };
-  return { ...original, toASCII: counted(original.toASCII as never), toUnicode: counted(original.toUnicode as never) };
+  return {
+    ...original,
+    toASCII: counted(original.toASCII as never),
+    toUnicode: counted(original.toUnicode as never),
+    encode: counted(original.encode as never),
+    decode: counted(original.decode as never),
+  };
 });
 
 vi.mock('tr46', async (importOriginal) => {
@@ -98,6 +104,39 @@ describe('the allowed path', () => {
       });
     }
     expect(calls).toEqual({ sha256: 0, punycode: 0, tr46: 0 });
+  });
+
+  it("issue 16: a simple IDN prefix (a wildcard rule's, an unknown publisher's) is read without UTS #46 or SHA-256 once its letters are known", () => {
+    const verifier = createVerifier({ publishers: [...domains, '*.example.net'] });
+    const munich = domainPrefix('münchen.example.net');
+    const books = domainPrefix('bücher.de');
+    // The first sight of a letter (é, ü) asks UTS #46 about it, once.
+    calls.tr46 = 0;
+    for (const prefix of [munich, books, 'xn--caf-example-net-dnb']) verifier.verify(`https://${prefix}.cdn.ampproject.org`);
+    expect(calls.tr46).toBeLessThanOrEqual(2);
+    calls.sha256 = 0;
+    calls.punycode = 0;
+    calls.tr46 = 0;
+    for (const cache of CACHES) {
+      // münchen.example.net (xn--mnchen-example-net-m6b): one claimant, under the wildcard.
+      expect(verifier.verify(`https://${munich}.${cache.cacheDomain}`)).toMatchObject({
+        allowed: true,
+        reason: 'cache-origin-wildcard',
+        publisherDomain: 'xn--mnchen-3ya.example.net',
+        prefixForm: 'spec',
+      });
+      // The attacker's side: café.example.net's prefix also reads as xn-caf.example.net.dnb (toolbox), outside the rules.
+      expect(verifier.verify(`https://xn--caf-example-net-dnb.${cache.cacheDomain}`)).toMatchObject({
+        allowed: false,
+        reason: 'unknown-publisher',
+        publisherDomain: 'xn-caf.example.net.dnb',
+        detail: 'xn--caf-example-net-dnb is also the prefix of xn-caf.example.net.dnb (toolbox algorithm), which is not a configured publisher',
+      });
+      expect(verifier.verify(`https://${books}.${cache.cacheDomain}`)).toMatchObject({ allowed: false, reason: 'unknown-publisher' });
+    }
+    expect(calls.sha256).toBe(0);
+    expect(calls.tr46).toBe(0);
+    expect(calls.punycode).toBeGreaterThan(0);
   });
 
   it('a denied IDN cache origin does reach the algorithms (reverse path), as expected', () => {

@@ -25,7 +25,8 @@ import {
   unicodeDomain,
 } from '../src/index.js';
 import { hashFormsOf } from '../src/domain-prefix.js';
-import { plainPrefixClaimant, searchClaimants, searchReadings } from '../src/prefix-claimants.js';
+import { plainPrefixClaimants, searchClaimants, searchReadings } from '../src/prefix-claimants.js';
+import { encode as punycodeEncode } from 'punycode/punycode.es6.js';
 import { publisherDomain } from './arbitraries.js';
 
 /** True when createVerifier refuses `domain` (or `*.domain`) as a rule on a public suffix. */
@@ -259,17 +260,50 @@ describe('each rule once: the twins agree', () => {
     let plain = 0;
     fc.assert(
       fc.property(prefix, (p) => {
-        const fast = plainPrefixClaimant(p);
+        const fast = plainPrefixClaimants(p);
         const general = searchReadings(p);
         if (fast === undefined) return;
         plain++;
-        expect(general).toEqual({ claimants: [fast], complete: true });
+        expect(general).toEqual({ claimants: fast, complete: true });
         // And searchClaimants, which takes the fast path, stops where the general search stops.
         expect(searchClaimants(p, () => true)).toEqual(searchReadings(p, () => true));
       }),
       { numRuns: 4000 },
     );
     expect(plain).toBeGreaterThan(400);
+  });
+
+  it('simple IDN prefixes: the fast path agrees with the search (one or two claimants, or none taken)', () => {
+    // Labels of ASCII pieces and code points on each side of the fast path's rules: simple letters (Latin,
+    // Cyrillic, CJK, Hangul syllables, ß and ς, which browsers keep), and what it must leave to the search:
+    // uppercase and mapped letters (Ü, ſ, ŀ, the Ohm sign, a ligature), a combining mark, a Hangul jamo that
+    // composes with the syllable before it, right-to-left letters and an Arabic digit, joiners, a non-BMP letter.
+    const ascii = fc.constantFrom('a', 'b', 'de', 'com', 'org', 'x', 'xn', 'n', '0', '9', '-', '-', '--', 'www');
+    const wide = fc.constantFrom(...'üéøÿıßςёж日本가각·', 'Ü', 'ſ', 'ŀ', '\u2126', 'ﬁ', '\u0301', '\u11a8', 'א', 'ب', '٣', '\u200d', '\u200c', '𝒜');
+    const label = fc.array(fc.oneof({ arbitrary: ascii, weight: 3 }, { arbitrary: wide, weight: 1 }), { minLength: 2, maxLength: 9 }).map((pieces) => pieces.join(''));
+    const prefix = fc.oneof(
+      label.map((l) => `xn--${punycodeEncode(l)}`),
+      // The guide's prefixes of IDN names: with their digit or letter endings, one claimant or two.
+      fc.tuple(fc.stringMatching(/^[a-z]{1,6}$/), fc.constantFrom('ü', 'é', 'ж', '日', 'üé', 'ß'), fc.constantFrom('de', 'com', 'example-org')).map(
+        ([word, letter, tld]) => `xn--${punycodeEncode(`${word}${letter}-${tld}`)}`,
+      ),
+    );
+    let one = 0;
+    let two = 0;
+    fc.assert(
+      fc.property(prefix, (p) => {
+        const fast = plainPrefixClaimants(p);
+        if (fast === undefined) return;
+        if (fast.length === 1) one++;
+        else two++;
+        expect(searchReadings(p)).toEqual({ claimants: fast, complete: true });
+        expect(searchClaimants(p, () => true)).toEqual(searchReadings(p, () => true));
+        expect(searchClaimants(p, (c) => c.form === 'toolbox')).toEqual(searchReadings(p, (c) => c.form === 'toolbox'));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(one).toBeGreaterThan(100);
+    expect(two).toBeGreaterThan(100);
   });
 
   it('readable forms are the dashed forms of allPrefixForms, with the forms the algorithms give', () => {

@@ -187,15 +187,26 @@ describe('wildcardBaseOf looks up only the suffixes that can be a base', () => {
   };
   const domain = fc.array(fc.stringMatching(/^[a-c]{1,3}$/), { minLength: 1, maxLength: 8 }).map((labels) => labels.join('.'));
 
-  it('finds the same base as a walk over every suffix, for any host and any bases', () => {
+  it('finds the same base as a walk over every suffix, for any host and any bases (small sets compared in place, larger ones looked up)', () => {
     fc.assert(
-      fc.property(domain, fc.array(domain, { maxLength: 5 }), (host, bases) => {
+      fc.property(domain, fc.array(domain, { maxLength: 20 }), (host, bases) => {
         const wildcard = new Set(bases);
         const expected = wildcard.size === 0 ? undefined : everySuffix(host, wildcard);
         expect(wildcardBaseOf(host, { exact: new Set(), wildcard })).toBe(expected);
       }),
       { numRuns: 5000, seed: 1414 },
     );
+  });
+
+  it('attacker: a base that the host merely ends with, not at a dot, is no match (both set sizes)', () => {
+    for (const extra of [[], Array.from({ length: 12 }, (_, i) => `filler${i}.net`)]) {
+      const rules = { exact: new Set<string>(), wildcard: new Set(['example.com', ...extra]) };
+      expect(wildcardBaseOf('evilexample.com', rules)).toBeUndefined();
+      expect(wildcardBaseOf('xample.com', rules)).toBeUndefined();
+      expect(wildcardBaseOf('example.com.evil.net', rules)).toBeUndefined();
+      expect(wildcardBaseOf('example.com', rules)).toBe('example.com');
+      expect(wildcardBaseOf('a.b.example.com', rules)).toBe('example.com');
+    }
   });
 
   it('finds a base at the far end of a 253-octet host of one-letter labels', () => {
