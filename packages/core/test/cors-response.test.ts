@@ -94,7 +94,9 @@ describe('planCors', () => {
     expect(p.kind).toBe('actual');
     expect(header(p, 'Access-Control-Allow-Origin')).toBeUndefined();
     expect(header(p, 'AMP-Access-Control-Allow-Source-Origin')).toBe('https://example.com');
-    expect(header(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }), 'AMP-Access-Control-Allow-Source-Origin')).toBeUndefined();
+    expect(
+      header(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }), 'AMP-Access-Control-Allow-Source-Origin'),
+    ).toBeUndefined();
   });
   it('sends and exposes the legacy source-origin header only when configured and checked', () => {
     const quiet = plan({ method: 'GET', origin: CACHE, sourceOrigin: 'https://example.com' });

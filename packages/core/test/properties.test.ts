@@ -280,13 +280,15 @@ describe('each rule once: the twins agree', () => {
     // composes with the syllable before it, right-to-left letters and an Arabic digit, joiners, a non-BMP letter.
     const ascii = fc.constantFrom('a', 'b', 'de', 'com', 'org', 'x', 'xn', 'n', '0', '9', '-', '-', '--', 'www');
     const wide = fc.constantFrom(...'üéøÿıßςёж日本가각·', 'Ü', 'ſ', 'ŀ', '\u2126', 'ﬁ', '\u0301', '\u11a8', 'א', 'ب', '٣', '\u200d', '\u200c', '𝒜');
-    const label = fc.array(fc.oneof({ arbitrary: ascii, weight: 3 }, { arbitrary: wide, weight: 1 }), { minLength: 2, maxLength: 9 }).map((pieces) => pieces.join(''));
+    const label = fc
+      .array(fc.oneof({ arbitrary: ascii, weight: 3 }, { arbitrary: wide, weight: 1 }), { minLength: 2, maxLength: 9 })
+      .map((pieces) => pieces.join(''));
     const prefix = fc.oneof(
       label.map((l) => `xn--${punycodeEncode(l)}`),
       // The guide's prefixes of IDN names: with their digit or letter endings, one claimant or two.
-      fc.tuple(fc.stringMatching(/^[a-z]{1,6}$/), fc.constantFrom('ü', 'é', 'ж', '日', 'üé', 'ß'), fc.constantFrom('de', 'com', 'example-org')).map(
-        ([word, letter, tld]) => `xn--${punycodeEncode(`${word}${letter}-${tld}`)}`,
-      ),
+      fc
+        .tuple(fc.stringMatching(/^[a-z]{1,6}$/), fc.constantFrom('ü', 'é', 'ж', '日', 'üé', 'ß'), fc.constantFrom('de', 'com', 'example-org'))
+        .map(([word, letter, tld]) => `xn--${punycodeEncode(`${word}${letter}-${tld}`)}`),
     );
     let one = 0;
     let two = 0;

@@ -314,7 +314,9 @@ describe('planCors: allowed', () => {
       ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
     ]);
     // Without a source origin, the option adds nothing.
-    expect(plan({ method: 'POST', origin: CACHE }, options({ legacySourceOriginHeader: true })).headers).toEqual(plan({ method: 'POST', origin: CACHE }).headers);
+    expect(plan({ method: 'POST', origin: CACHE }, options({ legacySourceOriginHeader: true })).headers).toEqual(
+      plan({ method: 'POST', origin: CACHE }).headers,
+    );
   });
   it("attacker: a source origin that is not the publisher's is denied whether or not the legacy header is sent", () => {
     for (const opts of [defaults, options({ legacySourceOriginHeader: true })]) {
