@@ -155,9 +155,10 @@ function deny(origin: string | null, reason: DenyReason, detail: string, extra?:
  * shared while recent (a bounded memo). The hashed prefixes are indexed here
  * too (one SHA-256 per domain, two for an IDN, about 0.4 µs each: a million
  * domains add about 0.5 s to the build), so that no request — which any
- * client can send — waits for the whole list to be hashed. A plain readable cache origin that is not in the table (a
- * wildcard rule's, an unknown publisher's) is judged in one scan of its
- * prefix, without parsing, punycode, UTS #46 or SHA-256.
+ * client can send — waits for the whole list to be hashed. A plain readable
+ * cache origin that is not in the table (a wildcard rule's, an unknown
+ * publisher's) is judged in one scan of its prefix, without parsing,
+ * punycode, UTS #46 or SHA-256.
  *
  * Decision order of `verify`:
  * 1. no `Origin`: allowed only with `AMP-Same-Origin: true` (SPEC §7);
