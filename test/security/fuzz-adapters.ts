@@ -658,6 +658,15 @@ export function checkDropIn(config: DropInConfig, r: FuzzRequest, answer: Answer
     outcome(r.origin === null ? 'no Origin' : 'not allowed');
     return credentials === undefined ? undefined : 'Access-Control-Allow-Credentials without Access-Control-Allow-Origin';
   }
+  if (acao === '*') {
+    // The peers' literal * (issue #15): an option or a function's answer allowing every origin, in the compatible mode, never with credentials.
+    if (credentials !== undefined) return 'Access-Control-Allow-Credentials with the literal *';
+    if (config.publishers) return 'the literal * beside publishers (the AMP mode echoes the Origin)';
+    if (!config.blocks.some((block) => block.id === '"*"') && !(r.origin !== null && allows(r.origin)))
+      return `the literal * for ${JSON.stringify(r.origin)}, which the option does not allow`;
+    outcome('the literal *');
+    return undefined;
+  }
   if (acao !== r.origin) return `Access-Control-Allow-Origin ${JSON.stringify(acao)} is not the Origin as sent`;
   if (!allows(acao)) return `allowed ${acao}, which the option does not allow`;
   if (credentials !== undefined) {

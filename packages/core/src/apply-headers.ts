@@ -11,6 +11,8 @@ export interface HeaderTarget {
   getHeader(name: string): StoredHeaderValue | undefined;
   setHeader(name: string, value: StoredHeaderValue): unknown;
   removeHeader(name: string): unknown;
+  /** Every header set so far, by lower-case name (Node's); when present, read once instead of one `getHeader` per name. */
+  getHeaders?(): Readonly<Record<string, StoredHeaderValue | undefined>>;
 }
 
 /**
@@ -22,13 +24,15 @@ export interface HeaderTarget {
  */
 export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): void {
   const previous: Array<StoredHeaderValue | undefined> = [];
+  // One read of every header (Node's getHeaders) instead of one getHeader per name.
+  const existing = target.getHeaders?.();
   try {
     for (let i = 0; i < headers.length; i++) {
       const header = headers[i] as readonly [string, string];
-      previous.push(target.getHeader(header[0]));
+      previous.push(existing === undefined ? target.getHeader(header[0]) : existing[lowerCase(header[0])]);
       target.setHeader(header[0], header[1]);
     }
-    if (vary.length > 0) target.setHeader('Vary', appendVary(target.getHeader('Vary'), vary));
+    if (vary.length > 0) target.setHeader('Vary', appendVary(existing === undefined ? target.getHeader('Vary') : existing.vary, vary));
   } catch (error) {
     for (let i = previous.length - 1; i >= 0; i--) {
       const name = (headers[i] as readonly [string, string])[0];
@@ -42,4 +46,15 @@ export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyAr
     }
     throw error;
   }
+}
+
+const lowerNames = new Map<string, string>();
+/** `name` in lower case, remembered (plan header names are a handful of constants). */
+function lowerCase(name: string): string {
+  let lower = lowerNames.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    if (lowerNames.size < 64) lowerNames.set(name, lower);
+  }
+  return lower;
 }

@@ -28,7 +28,7 @@ export function sourceOriginOfUrl(url: string): string | null {
   if (!url.includes(SOURCE_PARAM, query) && !url.includes('%', query)) return null;
   let end = url.indexOf('#', query + 1);
   if (end < 0) end = url.length;
-  let raw: string[] | null = null;
+  let raw: string | null = null; // the value, or the values joined with ','
   let start = query + 1; // the current pair's first character
   let eq = -1; // its first '=', or -1
   let escapedName = false; // a '%' before that '='
@@ -36,7 +36,10 @@ export function sourceOriginOfUrl(url: string): string | null {
     const code = i < end ? url.charCodeAt(i) : AMPERSAND;
     if (code === AMPERSAND) {
       const nameEnd = eq < 0 ? i : eq;
-      if (isSourceParam(url, start, nameEnd, escapedName)) (raw ??= []).push(url.slice(eq < 0 ? i : eq + 1, i));
+      if (isSourceParam(url, start, nameEnd, escapedName)) {
+        const value = url.slice(eq < 0 ? i : eq + 1, i);
+        raw = raw === null ? value : `${raw},${value}`;
+      }
       start = i + 1;
       eq = -1;
       escapedName = false;
@@ -48,7 +51,7 @@ export function sourceOriginOfUrl(url: string): string | null {
   // Decoding the values joined with ',' equals joining the decoded values:
   // an escape never spans the ',', and an ASCII byte ends any incomplete
   // UTF-8 sequence with the same U+FFFD as the end of the input does.
-  return raw === null ? null : decodeFormComponent(raw.join(','));
+  return raw === null ? null : decodeFormComponent(raw);
 }
 
 /** True when `url[start, end)` is a name that decodes to `__amp_source_origin`; no allocation. */
@@ -90,6 +93,8 @@ const formDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
  */
 function decodeFormComponent(raw: string): string {
   if (!raw.includes('%') && !raw.includes('+')) return raw;
+  const ascii = decodeAsciiFormComponent(raw);
+  if (ascii !== null) return ascii;
   const bytes = utf8.encode(raw);
   let length = 0;
   for (let i = 0; i < bytes.length; i++) {
@@ -102,4 +107,30 @@ function decodeFormComponent(raw: string): string {
     }
   }
   return formDecoder.decode(bytes.subarray(0, length));
+}
+
+/**
+ * {@link decodeFormComponent} without the UTF-8 round trip, for the usual
+ * value (`https%3A%2F%2Fexample.com`): when `raw` is ASCII and every escape
+ * is an ASCII byte, the bytes are their own UTF-8 decoding, so the escapes
+ * are replaced in place. `null` for anything else (the byte path decides).
+ */
+function decodeAsciiFormComponent(raw: string): string | null {
+  let out = '';
+  let from = 0; // the first character not copied yet
+  for (let i = 0; i < raw.length; i++) {
+    const code = raw.charCodeAt(i);
+    if (code >= 0x80) return null;
+    if (code === PLUS) {
+      out += `${raw.slice(from, i)} `;
+      from = i + 1;
+    } else if (code === PERCENT && i + 2 < raw.length && isHex(raw.charCodeAt(i + 1)) && isHex(raw.charCodeAt(i + 2))) {
+      const byte = hexValue(raw.charCodeAt(i + 1)) * 16 + hexValue(raw.charCodeAt(i + 2));
+      if (byte >= 0x80) return null;
+      out += raw.slice(from, i) + String.fromCharCode(byte);
+      i += 2;
+      from = i + 1;
+    }
+  }
+  return out + raw.slice(from);
 }
