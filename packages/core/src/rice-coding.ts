@@ -304,43 +304,47 @@ export function encodeRiceDeltas(values: Uint8Array, width: number, riceParamete
 }
 
 /**
- * {@link BitReader}'s bit order, read a byte at a time into a 32-bit
- * buffer (the decoder's hot loop: no bit-by-bit loop, no allocation). Past
- * the end it reads zero bits and records the overrun, which the caller
- * checks once per value: a unary run cannot go on past the end, since it
- * stops at the first zero.
+ * {@link BitReader}'s bit order, read 32 bits at a time from any bit
+ * position (the decoder's hot loop: no bit-by-bit loop, no allocation). Past
+ * the end it reads zero bits; the caller checks {@link BitStream.overrun}
+ * once per value (a unary run cannot go on past the end: it stops at the
+ * first zero).
  */
 class BitStream {
   private readonly data: Uint8Array;
-  /** The next byte to load. */
-  private next = 0;
-  /** Loaded bits not yet read, the next one least significant. */
-  private buffer = 0;
-  /** How many bits `buffer` holds (0 to 32). */
-  private held = 0;
+  /** Bits read so far. */
+  private position = 0;
 
   constructor(data: Uint8Array) {
     this.data = data;
   }
 
-  /** Loads whole bytes until more than 24 bits are held. */
-  private fill(): void {
+  /** The 32 bits from the current position, the next one least significant (zeros past the end). */
+  private peek(): number {
     const data = this.data;
-    while (this.held <= 24) {
-      const at = this.next++;
-      this.buffer |= (at < data.length ? (data[at] as number) : 0) << this.held;
-      this.held += 8;
+    const at = this.position >>> 3;
+    const shift = this.position & 7;
+    let low: number;
+    let high: number;
+    if (at + 4 < data.length) {
+      low = (data[at] as number) | ((data[at + 1] as number) << 8) | ((data[at + 2] as number) << 16) | ((data[at + 3] as number) << 24);
+      high = data[at + 4] as number;
+    } else {
+      const byte = (i: number): number => (i < data.length ? (data[i] as number) : 0);
+      low = byte(at) | (byte(at + 1) << 8) | (byte(at + 2) << 16) | (byte(at + 3) << 24);
+      high = byte(at + 4);
     }
+    return shift === 0 ? low >>> 0 : ((low >>> shift) | (high << (32 - shift))) >>> 0;
   }
 
   /** Number of bits of the data not yet read (negative after an overrun). */
   get bitsRemaining(): number {
-    return this.data.length * 8 - (this.next * 8 - this.held);
+    return this.data.length * 8 - this.position;
   }
 
   /** True when more bits were read than the data holds. */
   overrun(): boolean {
-    return this.bitsRemaining < 0;
+    return this.position > this.data.length * 8;
   }
 
   /**
@@ -351,34 +355,23 @@ class BitStream {
   unary(): number {
     let count = 0;
     for (;;) {
-      this.fill();
-      const zeros = ~this.buffer;
-      // The first 0 bit of the buffer (bits past `held` are 0, so it is found within 32).
+      const zeros = ~this.peek();
+      // The first 0 bit of the 32.
       const run = zeros === 0 ? 32 : 31 - Math.clz32(zeros & -zeros);
-      if (run < this.held) {
-        count += run;
-        this.buffer = run === 31 ? 0 : this.buffer >>> (run + 1);
-        this.held -= run + 1;
-        if (count > MAX_RICE_QUOTIENT) throw bad('unary quotient too long');
+      count += run;
+      if (count > MAX_RICE_QUOTIENT) throw bad('unary quotient too long');
+      if (run < 32) {
+        this.position += run + 1;
         return count;
       }
-      count += this.held;
-      this.buffer = 0;
-      this.held = 0;
-      if (count > MAX_RICE_QUOTIENT) throw bad('unary quotient too long');
+      this.position += 32;
     }
   }
 
   /** Reads `count` bits (1 to 32) as an unsigned integer, first bit least significant. */
   bits(count: number): number {
-    if (count > 24) {
-      const low = this.bits(16);
-      return (low + this.bits(count - 16) * 0x10000) >>> 0;
-    }
-    this.fill();
-    const value = this.buffer & ((1 << count) - 1);
-    this.buffer >>>= count;
-    this.held -= count;
+    const value = count === 32 ? this.peek() : this.peek() & ((1 << count) - 1);
+    this.position += count;
     return value;
   }
 }
