@@ -8,7 +8,7 @@
 import type { EmailSender, Verdict } from '@ampcors/core';
 import { appendVary, createFastifyCorsPolicy, isThenable } from '@ampcors/core/adapter';
 import type { CorsDecision, FastifyCorsOptions, FastifyCorsOriginFunction, FastifyCorsPolicy } from '@ampcors/core/adapter';
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
+import type { HookHandlerDoneFunction as Done, FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
 import fp from 'fastify-plugin';
 
 export { ampRedirectTo, AmpCorsError, type CorsOptions, type Verdict } from '@ampcors/core';
@@ -32,7 +32,14 @@ export interface FastifyAmpCorsOptions extends FastifyCorsOptions<FastifyInstanc
   readonly logLevel?: LogLevel;
 }
 
-type Done = (error?: Error) => void;
+/** Core's header names lower-cased once: Fastify lower-cases each name it is given, which allocates unless it already is. */
+const LOWER = new Map<string, string>();
+function lower(name: string): string {
+  let low = LOWER.get(name);
+  // Bounded: core plans a handful of names, all constants.
+  if (low === undefined && LOWER.size < 64) LOWER.set(name, (low = name.toLowerCase()));
+  return low ?? name.toLowerCase();
+}
 /** Adds `names` to the reply's `Vary`, keeping what is there. */
 function vary(reply: FastifyReply, names: readonly string[]): void {
   if (names.length > 0) reply.header('vary', appendVary(reply.getHeader('vary'), names));
@@ -42,16 +49,14 @@ function fail(error: unknown, reply: FastifyReply, done: Done): void {
   vary(reply, ['Origin']);
   done(error instanceof Error ? error : new Error(String(error)));
 }
-
 /** Installs the hook and the `OPTIONS *` route of a validated configuration. */
 function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
-  // The preflights handed over to the OPTIONS * route (preflightContinue): only those are answered there.
-  const passedOn = new WeakSet<FastifyRequest>();
+  const passedOn = new WeakSet<FastifyRequest>(); // The preflights handed over to the OPTIONS * route (preflightContinue): only those are answered there.
   /** 3. Applies a decision: headers, verdict, and the answer when core ends the request here. */
   const settle = ({ verdict, plan }: CorsDecision, request: FastifyRequest, reply: FastifyReply, done: Done): void => {
     try {
       // Core's values are checked header values and `reply.header` only records them: all are sent, or (on an error) none.
-      for (const [name, value] of plan.headers) reply.header(name, value);
+      for (const [name, value] of plan.headers) reply.header(lower(name), value);
       vary(reply, plan.vary);
     } catch (error) {
       return fail(error, reply, done);
@@ -91,8 +96,7 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
   const logLevel = cors.logLevel as LogLevel | undefined;
   const routeOptions = { schema: { hide: cors.hideOptionsRoute } as FastifySchema, ...(logLevel !== undefined && { logLevel }) };
   fastify.options('*', routeOptions, (request, reply) => void (passedOn.has(request) ? reply.send() : reply.callNotFound()));
-  // Declared up front (Fastify keeps the request's shape stable); `undefined` until the hook runs.
-  for (const name of ['ampCors', 'ampCorsEmail']) if (!fastify.hasRequestDecorator(name)) fastify.decorateRequest(name, undefined);
+  for (const name of ['ampCors', 'ampCorsEmail']) if (!fastify.hasRequestDecorator(name)) fastify.decorateRequest(name, undefined); // Request shape kept stable.
 }
 
 /** The plugin: a configuration error goes to Fastify (`register`/`ready` rejects), never thrown out of the loader. */
@@ -106,11 +110,9 @@ const plugin: FastifyPluginCallback<FastifyAmpCorsOptions> = (fastify, options, 
 };
 
 /**
- * The ampcors plugin for Fastify 4 and 5 (`fastify-plugin`: it applies to its context and the children). With `publishers`
- * (or `verifier`): trusts the publisher's origins and AMP cache origins, answers preflights, stops denied origins with 403 in
- * `onRequest` (before any later hook or the route), sets `request.ampCors`. With `@fastify/cors`'s options (`origin`, or none):
- * behaves as `@fastify/cors` does, except its unsafe cases (see the README). Errors go to Fastify's error handler (500).
- *
+ * The ampcors plugin for Fastify 4 and 5 (`fastify-plugin`: its context and the children). With `publishers` (or `verifier`): trusts
+ * the publisher's origins and AMP cache origins, answers preflights, stops denied origins with 403 in `onRequest`, sets `request.ampCors`.
+ * With `@fastify/cors`'s options (`origin`, or none): behaves as `@fastify/cors`, except its unsafe cases (see the README). Errors: 500.
  * @throws AmpCorsError for an invalid configuration (when Fastify loads the plugin).
  * @example await app.register(ampCors, { publishers: ['example.com'] })
  */
