@@ -242,7 +242,7 @@ interface ReadableIndex {
 /** Positions in {@link readablePrefixForms}' list: spec, toolbox of the ASCII and of the Unicode form, amppackager. */
 const READABLE_SLOTS = 4;
 
-/** A 32-bit hash of a string's code units (FNV-1a, then MurmurHash3's finalizer to spread the low bits); exported for the tests, which look for colliding prefixes. */
+/** An unsigned 32-bit hash of a string's code units (FNV-1a, then MurmurHash3's finalizer to spread the low bits); exported for the tests, which look for colliding prefixes. */
 export function stringHash(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
@@ -250,7 +250,7 @@ export function stringHash(text: string): number {
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
   hash = Math.imul(hash, 0xc2b2ae35);
-  return hash ^ (hash >>> 16);
+  return (hash ^ (hash >>> 16)) >>> 0;
 }
 
 /**
@@ -271,9 +271,9 @@ function buildReadableIndex(domains: readonly string[], covered: (domain: string
   // a table sized for the domains, doubled whenever it is more than half full.
   let capacity = 16;
   while (capacity < domains.length) capacity *= 2;
-  let keys = new Int32Array(capacity);
-  // Domain index × READABLE_SLOTS + position, plus 1 (0: an empty slot).
-  let slots = new Uint32Array(capacity);
+  // Slot k: the prefix's hash at 2k, and at 2k + 1 domain index × READABLE_SLOTS + position, plus 1 (0: an empty
+  // slot) — side by side, so that a probe touches one cache line.
+  let table = new Uint32Array(capacity * 2);
   let used = 0;
   // Prefix → domain index × FORM_SLOTS + form code, for the domains with `xn`.
   const named = new Map<string, number>();
@@ -283,22 +283,20 @@ function buildReadableIndex(domains: readonly string[], covered: (domain: string
   const slotOf = (prefix: string, hash: number): number => {
     const mask = capacity - 1;
     for (let k = hash & mask; ; k = (k + 1) & mask) {
-      const entry = slots[k] as number;
-      if (entry === 0 || (keys[k] === hash && formAt(entry - 1).prefix === prefix)) return k;
+      const entry = table[2 * k + 1] as number;
+      if (entry === 0 || (table[2 * k] === hash && formAt(entry - 1).prefix === prefix)) return k;
     }
   };
   const grow = (): void => {
-    const oldKeys = keys;
-    const oldSlots = slots;
+    const old = table;
     capacity *= 2;
-    keys = new Int32Array(capacity);
-    slots = new Uint32Array(capacity);
-    for (let k = 0; k < oldSlots.length; k++) {
-      if (oldSlots[k] === 0) continue;
-      let at = (oldKeys[k] as number) & (capacity - 1);
-      while (slots[at] !== 0) at = (at + 1) & (capacity - 1);
-      keys[at] = oldKeys[k] as number;
-      slots[at] = oldSlots[k] as number;
+    table = new Uint32Array(capacity * 2);
+    for (let k = 0; k < old.length; k += 2) {
+      if (old[k + 1] === 0) continue;
+      let at = (old[k] as number) & (capacity - 1);
+      while (table[2 * at + 1] !== 0) at = (at + 1) & (capacity - 1);
+      table[2 * at] = old[k] as number;
+      table[2 * at + 1] = old[k + 1] as number;
     }
   };
   for (let i = 0; i < domains.length; i++) {
@@ -310,20 +308,20 @@ function buildReadableIndex(domains: readonly string[], covered: (domain: string
       if (claimedByAnother(domain, prefix, covered) || (named.size > 0 && named.has(prefix))) continue;
       const hash = stringHash(prefix);
       const k = slotOf(prefix, hash);
-      if (slots[k] !== 0) continue;
+      if (table[2 * k + 1] !== 0) continue;
       if (domain.includes('xn')) {
         named.set(prefix, i * FORM_SLOTS + FORM_CODE[form]);
         continue;
       }
-      keys[k] = hash;
-      slots[k] = i * READABLE_SLOTS + position + 1;
+      table[2 * k] = hash;
+      table[2 * k + 1] = i * READABLE_SLOTS + position + 1;
       if (++used * 2 > capacity) grow();
     }
   }
   const packingOf = (entry: number): number => Math.floor(entry / READABLE_SLOTS) * FORM_SLOTS + FORM_CODE[formAt(entry).form];
   return {
     find(prefix) {
-      const entry = slots[slotOf(prefix, stringHash(prefix))] as number;
+      const entry = table[2 * slotOf(prefix, stringHash(prefix)) + 1] as number;
       return entry === 0 ? named.get(prefix) : packingOf(entry - 1);
     },
     get size() {
@@ -332,7 +330,7 @@ function buildReadableIndex(domains: readonly string[], covered: (domain: string
     *entries() {
       yield* named;
       for (let k = 0; k < capacity; k++) {
-        const entry = slots[k] as number;
+        const entry = table[2 * k + 1] as number;
         if (entry !== 0) yield [formAt(entry - 1).prefix, packingOf(entry - 1)];
       }
     },
