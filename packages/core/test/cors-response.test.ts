@@ -285,9 +285,9 @@ describe('origin option (drop-in)', () => {
 });
 
 describe('createCorsPolicy', () => {
-  it('needs publishers or a verifier, not both', () => {
+  it('needs publishers or a verifier; combines both', () => {
     expect(errorCode(() => createCorsPolicy({}))).toBe('invalid-option');
-    expect(errorCode(() => createCorsPolicy({ publishers: ['example.com'], verifier }))).toBe('invalid-option');
+    expect(createCorsPolicy({ publishers: ['example.com'], verifier }).verifier).not.toBeNull();
     expect(errorCode(() => createCorsPolicy({ verifier: {} as never }))).toBe('invalid-option');
   });
   it('stays synchronous with a synchronous verifier', () => {

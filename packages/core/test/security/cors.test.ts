@@ -581,10 +581,10 @@ describe('createCorsPolicy', () => {
     ['no configuration', undefined, false, 'ampcors needs a configuration object'],
     ['null', null, false, 'ampcors needs a configuration object'],
     [
-      'both publishers and verifier',
-      { publishers: ['example.com'], verifier },
+      'caches with only a verifier',
+      { verifier, caches: [] },
       false,
-      'give either publishers (and origins, caches) or a prebuilt verifier, not both',
+      'caches would be ignored: they configure publishers and origins (the in-memory rules); a verifier is configured where it is built, an allow-set when it is compiled',
     ],
     ['a verifier without verify', { verifier: {} }, false, 'verifier must be an object with a verify(origin, context) method'],
     ['a verifier that is a function', { verifier: () => undefined }, false, 'verifier must be an object with a verify(origin, context) method'],
