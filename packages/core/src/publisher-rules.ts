@@ -245,6 +245,8 @@ export function matchesPublisher(domain: string, rules: PublisherRules): boolean
  * first (compared in place, no slice and no hashing).
  */
 interface WildcardShape {
+  /** The set's size when the shape was made: a set that changed size since is shaped again. */
+  readonly size: number;
   readonly longest: number;
   readonly small: readonly string[] | undefined;
 }
@@ -256,11 +258,11 @@ const wildcardShapes = new WeakMap<ReadonlySet<string>, WildcardShape>();
 
 function wildcardShape(wildcard: ReadonlySet<string>): WildcardShape {
   let shape = wildcardShapes.get(wildcard);
-  if (shape === undefined) {
+  if (shape === undefined || shape.size !== wildcard.size) {
     let longest = 0;
     for (const base of wildcard) longest = Math.max(longest, base.length);
     const small = wildcard.size <= SMALL_WILDCARD_SET ? [...wildcard].sort((a, b) => b.length - a.length) : undefined;
-    shape = { longest, small };
+    shape = { size: wildcard.size, longest, small };
     wildcardShapes.set(wildcard, shape);
   }
   return shape;
