@@ -81,7 +81,8 @@ export function cacheEndingAt(text: string, start: number, index: CacheIndex): A
   if (candidates === undefined) return undefined;
   if (candidates.length > 1) return index.byDomain.get(text.slice(start));
   const only = candidates[0] as AmpCache;
-  return text.startsWith(only.cacheDomain, start) ? only : undefined;
+  // Of the same length as the rest of `text`: ending `text` is being it from `start` (endsWith costs V8 less than startsWith at a position).
+  return text.endsWith(only.cacheDomain) ? only : undefined;
 }
 
 /** A cache origin recognized by {@link plainCacheOriginOf}. */
