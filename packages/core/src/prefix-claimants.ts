@@ -361,6 +361,7 @@ function simpleIdnClaimants(prefix: string): readonly PrefixClaimant[] | undefin
   let from = 0; // where the unread rest of that label starts in L
   let wide = 0;
   let partWide = false;
+  let partLetters = true; // the current label is ASCII letters only so far
   for (let i = 0; i <= size; i++) {
     const c = i < size ? label.charCodeAt(i) : 45;
     if (c === 45 && i < size && label.charCodeAt(i + 1) === 45) {
@@ -368,22 +369,29 @@ function simpleIdnClaimants(prefix: string): readonly PrefixClaimant[] | undefin
       if (i === 0 || i + 2 >= size || label.charCodeAt(i + 2) === 45) return undefined;
       part += label.slice(from, i + 1);
       from = i + 2;
+      partLetters = false;
       i++;
     } else if (c === 45) {
-      // `-` (or the end): a label ends; never an empty one.
+      // `-` (or the end): a label ends; never an empty one; the last one is ASCII letters (a possible top-level domain).
       if (i === from && part === '') return undefined;
-      part += label.slice(from, i);
+      if (i === size && (partWide || domain === '' || !partLetters)) return undefined;
+      part = part === '' ? label.slice(from, i) : part + label.slice(from, i);
       const ascii = partWide ? `xn--${punycodeEncode(part)}` : part;
       if (ascii.length > 63) return undefined;
-      if (i === size && (partWide || domain === '' || !LETTERS.test(part))) return undefined;
       domain = domain === '' ? ascii : `${domain}.${ascii}`;
       part = '';
       from = i + 1;
       partWide = false;
+      partLetters = true;
     } else if (c >= 0x80) {
       if (++wide > MAX_SIMPLE_IDN_WIDE || !isSimpleCodePoint(c)) return undefined;
       partWide = true;
-    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+      partLetters = false;
+    } else if (c >= 97 && c <= 122) {
+      // A letter.
+    } else if (c >= 48 && c <= 57) {
+      partLetters = false;
+    } else {
       return undefined;
     }
   }
@@ -393,7 +401,11 @@ function simpleIdnClaimants(prefix: string): readonly PrefixClaimant[] | undefin
   const claimant: PrefixClaimant = { publisherDomain: domain, form: 'spec' };
   // R's last label: what follows the prefix's last hyphen, unless that hyphen ends a `--` (then it holds a hyphen).
   const last = prefix.lastIndexOf('-');
-  if (prefix.charCodeAt(last - 1) === 45 || !LETTERS.test(prefix.slice(last + 1))) return [claimant];
+  if (prefix.charCodeAt(last - 1) === 45) return [claimant];
+  for (let i = last + 1; i < length; i++) {
+    const c = prefix.charCodeAt(i);
+    if (c < 97 || c > 122) return [claimant];
+  }
   return [claimant, { publisherDomain: foldHyphens(prefix), form: 'toolbox' }];
 }
 
