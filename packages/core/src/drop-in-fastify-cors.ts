@@ -92,19 +92,10 @@ export interface FastifyCorsPolicy {
 const FASTIFY_CORS_METHODS = 'GET,HEAD,POST';
 
 /** `@fastify/cors`'s own keys (the others are ampcors's). */
-const FASTIFY_CORS_KEYS: readonly string[] = [
-  'origin',
-  'optionsSuccessStatus',
-  'cacheControl',
-  'preflight',
-  'strictPreflight',
-  'hideOptionsRoute',
-  'hook',
-  'logLevel',
-];
+const FASTIFY_CORS_KEYS: readonly string[] = ['origin', 'optionsSuccessStatus', 'cacheControl', 'preflight', 'strictPreflight', 'hideOptionsRoute', 'hook'];
 
-/** Fastify's own registration options, which reach a plugin among its options and are not the plugin's to check (`logLevel` is both). */
-const REGISTER_KEYS: readonly string[] = ['prefix', 'logSerializers'];
+/** Fastify's own registration options, which reach a plugin among its options: not counted as options (`logLevel` also sets the `OPTIONS *` route's). */
+const REGISTER_KEYS: readonly string[] = ['prefix', 'logLevel', 'logSerializers'];
 
 // The drop-in's own answers, shared (frozen: adapters only read them). No `Vary: Origin` where the answer is the same for every origin.
 const VARY_ORIGIN: readonly string[] = Object.freeze(['Origin']);
@@ -149,13 +140,11 @@ function fastifySpec(entry: string, compiled: { matcher?: OriginMatcher }): Adap
     allowAny:
       "For a public API that any origin may read without credentials, register ampCors with no options, or add origin: '*' (@fastify/cors's default) to the other options (Access-Control-Allow-Origin: *).",
     map(given: Readonly<Record<string, unknown>>, mode: ConfigMode, problems: ConfigProblems): AmpCorsConfig {
-      const { origin, optionsSuccessStatus, cacheControl, preflight, strictPreflight, hideOptionsRoute, hook, logLevel, ...rest } =
-        given as FastifyCorsOptions<unknown>;
+      const { origin, optionsSuccessStatus, cacheControl, preflight, strictPreflight, hideOptionsRoute, hook, ...rest } = given as FastifyCorsOptions<unknown>;
       cacheControlOf(cacheControl, problems);
       for (const [name, value] of Object.entries({ preflight, strictPreflight, hideOptionsRoute })) {
         if (value !== undefined && typeof value !== 'boolean') problems.add('invalid-option', `${name} must be true or false`);
       }
-      if (logLevel !== undefined && typeof logLevel !== 'string') problems.add('invalid-option', "logLevel must be one of Fastify's log levels, e.g. 'info'");
       if (hook !== undefined && hook !== 'onRequest')
         problems.add('invalid-option', "hook must be 'onRequest': a later hook would let a denied request run earlier hooks, or the route itself");
       if (rest.preflightStatus !== undefined && optionsSuccessStatus !== undefined)
@@ -213,7 +202,8 @@ export function createFastifyCorsPolicy<S>(options: FastifyCorsOptions<S> | unde
   const compiled: { matcher?: OriginMatcher } = {};
   const policy = createCorsPolicy(given as AmpCorsConfig, fastifySpec(entry, compiled));
   const read = (given ?? {}) as FastifyCorsOptions<S>;
-  const { origin, logLevel, preflight = true, strictPreflight = true, hideOptionsRoute = true } = read;
+  const { origin, preflight = true, strictPreflight = true, hideOptionsRoute = true } = read;
+  const logLevel = typeof options === 'object' && options !== null && typeof options.logLevel === 'string' ? options.logLevel : undefined;
   const star = policy.mode === 'any-origin' || (policy.mode === 'origin-option' && isStar(origin) && !policy.options.credentials);
   // Without strictPreflight, @fastify/cors answers every OPTIONS as a preflight.
   const everyOptions = policy.mode !== 'amp' && preflight && !strictPreflight;

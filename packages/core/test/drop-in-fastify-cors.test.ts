@@ -105,6 +105,8 @@ describe('createFastifyCorsPolicy', () => {
     );
     expect([cors.hideOptionsRoute, cors.logLevel]).toEqual([true, 'warn']);
     expect(createFastifyCorsPolicy({ origin: [APP], hideOptionsRoute: false }, SELF, ENTRY).hideOptionsRoute).toBe(false);
+    // Alone, they are no options: @fastify/cors's default, the literal * without credentials.
+    expect(createFastifyCorsPolicy({ logLevel: 'silent', prefix: '/api' } as FastifyCorsOptions<typeof SELF>, SELF, ENTRY).policy.mode).toBe('any-origin');
   });
 
   it.each([
