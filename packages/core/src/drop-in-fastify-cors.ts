@@ -83,9 +83,9 @@ export interface FastifyCorsPolicy {
    * origin function answers with a Promise; may throw or reject when one of
    * them does, or when the route's `config.cors` is invalid.
    *
-   * @param route - the route's `config.cors`: `undefined` (the plugin's options), `false` (no CORS on this route) or options merged over the plugin's
+   * @param routeConfig - the route's `config`, whose `cors` is `undefined` (the plugin's options), `false` (no CORS on this route) or options merged over the plugin's
    */
-  decide(request: FastifyCorsRequest, route?: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision>;
+  decide(request: FastifyCorsRequest, routeConfig?: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision>;
 }
 
 /** `@fastify/cors`'s default methods, used when its `origin` option (or nothing) decides. */
@@ -227,7 +227,8 @@ export function createFastifyCorsPolicy<S>(options: FastifyCorsOptions<S> | unde
   const withCacheControl = ({ verdict, plan }: CorsDecision): CorsDecision =>
     plan.kind === 'preflight' ? { verdict, plan: { ...plan, headers: [...plan.headers, ['Cache-Control', cacheControl as string]] } } : { verdict, plan };
   const routes = new WeakMap<object, FastifyCorsPolicy | AmpCorsError>();
-  const decide = (request: FastifyCorsRequest, route?: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision> => {
+  const decide = (request: FastifyCorsRequest, routeConfig?: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision> => {
+    const route = typeof routeConfig === 'object' && routeConfig !== null ? (routeConfig as { cors?: unknown }).cors : undefined;
     if (route !== undefined) return decideForRoute(request, route);
     const headers = request.headers;
     if (strict && request.method === 'OPTIONS' && (!headers.origin || !headers['access-control-request-method'])) return invalidPreflight;

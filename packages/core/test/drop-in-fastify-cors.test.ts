@@ -123,6 +123,26 @@ describe('createFastifyCorsPolicy', () => {
     expect((error as { code: string }).code).toBe(code);
   });
 
+  it("attacker: a route's config.cors is false (no CORS header there), or options checked like the plugin's, never a way around them", async () => {
+    const cors = createFastifyCorsPolicy({ origin: [APP], credentials: true }, SELF, ENTRY);
+    const get = request('GET', { origin: APP });
+    expect(cors.decide(get, { cors: false })).toMatchObject({ status: 0, vary: ['Origin'] });
+    expect(headerOf((await cors.decide(get, { cors: { origin: [EVIL] } })) as Answer, 'access-control-allow-origin')).toBeUndefined();
+    expect(headerOf((await cors.decide(request('GET', { origin: EVIL }), { cors: { origin: [EVIL] } })) as Answer, 'access-control-allow-credentials')).toBe(
+      'true',
+    );
+    for (const route of [{ origin: true }, { origin: '*' }, { orign: [EVIL] }, 'off', 0, null, [EVIL]]) {
+      let outcome: unknown;
+      try {
+        outcome = await cors.decide(request('GET', { origin: EVIL }), { cors: route });
+      } catch (error) {
+        outcome = error;
+      }
+      // Unsafe with the plugin's credentials, misspelled, or not options at all: the route's requests fail (500), never allow.
+      expect(isAmpCorsError(outcome), JSON.stringify(route)).toBe(true);
+    }
+  });
+
   it('calls an origin function on the instance it was given', async () => {
     const seen: unknown[] = [];
     const answer = await decide(

@@ -74,8 +74,8 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     let decided: ReturnType<FastifyCorsPolicy['decide']>;
     try {
-      // 1. Core decides, from the raw request and the route's `config.cors` (strictPreflight's 400 included).
-      decided = cors.decide(request.raw, (request.routeOptions.config as { cors?: unknown }).cors);
+      // 1. Core decides, from the raw request and the route's config (Fastify 4 before 4.10 has no routeOptions; 5, no routeConfig).
+      decided = cors.decide(request.raw, request.routeOptions?.config ?? (request as { routeConfig?: unknown }).routeConfig);
     } catch (error) {
       return fail(error, reply, done);
     }
