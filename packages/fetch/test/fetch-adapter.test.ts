@@ -146,6 +146,13 @@ describe('check (a handler written by hand)', () => {
       CACHE,
     ]);
     expect(redirect.headers.get('access-control-allow-origin')).toBeNull();
+    // A fetch() result has immutable headers; once its body is read it cannot be copied either: a 500, never a throw.
+    const upstream = await fetch('data:text/plain,upstream');
+    await upstream.text();
+    const unread = check.apply(upstream);
+    expect([unread.status, unread.headers.get('vary'), unread.headers.get('access-control-allow-origin')]).toEqual([500, 'Origin', null]);
+    const fresh = check.apply(await fetch('data:text/plain,upstream'));
+    expect([fresh.status, await fresh.text(), fresh.headers.get('access-control-allow-origin')]).toEqual([200, 'upstream', CACHE]);
     const error = Response.error();
     expect(check.apply(error)).toBe(error);
     for (const junk of [undefined, null, 'ok', {}]) {

@@ -1,9 +1,6 @@
 /**
- * @ampcors/hono — AMP-aware CORS middleware for Hono 4 (Node, Bun, Deno,
- * Cloudflare Workers), and a drop-in replacement for `hono/cors`. Hono's
- * request → core → Hono's response: every decision and every header comes
- * from @ampcors/core (the `hono/cors` options from its drop-in-hono-cors.ts).
- *
+ * @ampcors/hono — AMP-aware CORS middleware for Hono 4 (Node, Bun, Deno, Cloudflare Workers), a drop-in for `hono/cors`.
+ * Hono's request → @ampcors/core (`hono/cors`'s options: its drop-in-hono-cors.ts) → Hono's response.
  * @packageDocumentation
  */
 import type { EmailSender, Verdict } from '@ampcors/core';
@@ -29,10 +26,7 @@ export type HonoOriginFunction = OriginFunction<Context>;
 /** `hono/cors`'s methods function, given Hono's context. */
 export type HonoMethodsFunction = MethodsFunction<Context>;
 
-/**
- * What the middleware sets on the context: type the app with it,
- * `new Hono<{ Variables: AmpCorsVariables }>()`, and read `c.get('ampCors')`.
- */
+/** What the middleware sets on the context: type the app with it, `new Hono<{ Variables: AmpCorsVariables }>()`. */
 export interface AmpCorsVariables {
   /** The ampcors verdict of this request. */
   ampCors: Verdict;
@@ -41,9 +35,8 @@ export interface AmpCorsVariables {
 }
 
 /**
- * A context like `c` (same URL, method, headers and `env`) whose `Origin` is `origin`, for the questions about
- * another origin than the request's (a canary, the `__amp_source_origin`): a new context, so an answer cannot
- * change the request's variables or response.
+ * A new context like `c` (URL, method, headers, `env`) whose `Origin` is `origin`, for questions about another origin
+ * (a canary, the `__amp_source_origin`): an answer cannot change the request's variables or response.
  */
 function contextAbout(c: Context, origin: string): Context {
   const raw = c.req.raw;
@@ -78,7 +71,6 @@ const FAILED = { headers: [['Content-Type', 'text/plain; charset=utf-8']], vary:
  * every origin (`'*'`, `(origin) => origin`) is refused (core's drop-in-hono-cors.ts). Never throws per request:
  * a throwing verifier or origin function becomes a 500 with `Vary: Origin` and no CORS header; the handler's own
  * errors are left to hono's `onError`, and its response gets the CORS headers like any other.
- *
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use('/api/*', ampCors({ publishers: ['example.com'] }))
  */
@@ -109,12 +101,16 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     try {
       setPlan(plan, c.res.headers);
     } catch {
-      // Immutable headers (a fetch() result, Response.redirect): copied once (core checked every value: no set can fail on it).
-      const res = c.res;
-      if (res.status < 200) return;
+      // Immutable headers (a fetch() result, Response.redirect): copied once; Response.error() kept; a body already read: a 500.
+      const { body, status, statusText, headers } = c.res;
+      if (status < 200) return;
       c.res = undefined;
-      c.res = new Response(res.body, { status: res.status, statusText: res.statusText, headers: res.headers });
-      setPlan(plan, c.res.headers);
+      try {
+        c.res = new Response(body, { status, statusText, headers });
+        setPlan(plan, c.res.headers);
+      } catch {
+        end(c, 500, 'Internal Server Error\n', FAILED);
+      }
     }
   };
 }

@@ -142,6 +142,17 @@ describe('AMP publisher mode', () => {
     expect(seen.same).toBe(false);
   });
 
+  it('a fetch() result whose body was read (immutable headers, cannot be copied) becomes a 500 with Vary: Origin, never an exception', async () => {
+    const seen = await hit(middleware, 'GET', { Origin: CACHE }, async () => {
+      const upstream = await fetch('data:text/plain,upstream');
+      await upstream.text();
+      return upstream;
+    });
+    expect([seen.status, seen.text]).toEqual([500, 'Internal Server Error\n']);
+    expect(seen.headers['access-control-allow-origin']).toBeUndefined();
+    expect(list(seen.headers.vary)).toContain('origin');
+  });
+
   it('a handler error goes to hono onError; its 500 still carries Vary: Origin', async () => {
     const seen = await hit(middleware, 'GET', { Origin: CACHE }, () => {
       throw new Error('handler exploded');
