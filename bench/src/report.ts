@@ -458,7 +458,7 @@ function algorithmTable(micro: MicroResult): string {
 }
 
 function buildTable(builds: readonly BuildResult[]): string {
-  const lines = ['| domains | what | cache origins | CPU ms | wall ms | retained heap MB |', '|---:|---|---:|---:|---:|---:|'];
+  const lines = ['| domains | what | cache origins | CPU ms | wall ms | retained MB (heap + ArrayBuffers) |', '|---:|---|---:|---:|---:|---:|'];
   for (const b of builds) {
     out(lines, [
       b.domains.toLocaleString('en'),
