@@ -29,7 +29,7 @@ export const GROUPS: Record<string, string[]> = {
   decision: ['verifier', 'origin-header', 'reverse-origin', 'cache-origin', 'prefix-claimants'],
   prefix: ['domain-prefix', 'domain-name', 'publisher-rules', 'allow-set', 'prefix-forms', 'problem-list'],
   registry: ['caches', 'cache-url', 'hash-prefix', 'errors'],
-  compact: ['compact-allow-set'],
+  compact: ['compact-allow-set', 'sha256-words'],
   rice: ['rice-coding'],
   url: ['canonical-host', 'canonical-url', 'ip-address', 'url-expressions'],
   response: [
@@ -49,6 +49,11 @@ export const GROUPS: Record<string, string[]> = {
     'explain-origin',
     'request-facts',
     'origin-callback',
+    'drop-in-cors',
+    'drop-in-koa-cors',
+    'drop-in-hono-cors',
+    'drop-in-fastify-cors',
+    'verdict-sources',
   ],
 };
 
