@@ -216,7 +216,7 @@ for (const adapter of ADAPTERS) {
     it.each([
       ['an actual POST', 'POST'],
       ['a preflight', 'OPTIONS'],
-    ])('a plan with a value the runtime refuses, after ACAO and credentials (%s): 500, no CORS header at all, handler not run', async (_what, method) => {
+    ])('a plan with a value the runtime refuses, after ACAO and credentials (%s): 500, no CORS header at all', async (_what, method) => {
       const api = await start(adapter, OPTIONS);
       forced.header = ['AMP-Access-Control-Allow-Source-Origin', 'https://\u4f8b.example'];
       const pending = method === 'POST' ? request(api.url).post('/api') : request(api.url).options('/api').set('Access-Control-Request-Method', 'PUT');
@@ -224,7 +224,10 @@ for (const adapter of ADAPTERS) {
       expect(res.status).toBe(500);
       expectNoCorsHeaders(res.headers, method);
       expect(String(res.headers.vary).toLowerCase()).toContain('origin');
-      expect(api.handlerRuns).toBe(0);
+      // Express and Koa set the headers before the handler; the Fetch adapter sets them on the handler's
+      // response (no copy per request: core never plans a value a runtime refuses, forced here past its
+      // checks), so there the allowed origin's handler has run, and its answer is still a bare 500.
+      expect(api.handlerRuns).toBe(adapter === 'fetch' && method === 'POST' ? 1 : 0);
       // Nothing stuck: the next request is answered in full.
       forced.header = null;
       const next = await request(api.url).post('/api').set('Origin', CACHE_ORIGIN);
