@@ -241,7 +241,7 @@ function allowedPlan(
   const headers: Array<readonly [string, string]> = [];
   if (origin !== null) {
     headers.push(['Access-Control-Allow-Origin', origin]);
-    if (options.credentials) headers.push(['Access-Control-Allow-Credentials', 'true']);
+    if (options.credentials) headers.push(ALLOW_CREDENTIALS);
   }
   if (!preflight) {
     if (sourceOrigin !== undefined) headers.push([AMP_SOURCE_ORIGIN_HEADER, sourceOrigin]);
@@ -255,6 +255,9 @@ function allowedPlan(
   if (options.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(['Access-Control-Allow-Private-Network', 'true']);
   return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
 }
+
+/** One shared, frozen header pair (a plan's pairs are read-only): no allocation per request. */
+const ALLOW_CREDENTIALS: readonly [string, string] = Object.freeze(['Access-Control-Allow-Credentials', 'true'] as const);
 
 /**
  * 0. The `any-origin` mode's answer: `*`, never credentials; `Vary` only for the request headers a preflight reflects

@@ -19,13 +19,15 @@ export type NodeHeaders = Readonly<Record<string, string | readonly string[] | u
  * @param preflight - `false` answers an `OPTIONS` as any other request (Fastify's `preflight: false`): `Access-Control-Request-Method` is not read.
  */
 export function requestFacts(method: string, url: string, header: HeaderLookup, preflight = true): CorsRequest {
+  // Only an OPTIONS request is ever answered as a preflight (SPEC §7): the preflight headers of any other are never read.
+  const options = method === 'OPTIONS' || method.toUpperCase() === 'OPTIONS';
   return {
     method,
     origin: header('origin') ?? null,
     ampSameOrigin: header('amp-same-origin') ?? null,
-    requestMethod: preflight ? (header('access-control-request-method') ?? null) : null,
-    requestHeaders: header('access-control-request-headers') ?? null,
-    requestPrivateNetwork: header('access-control-request-private-network') ?? null,
+    requestMethod: preflight && options ? (header('access-control-request-method') ?? null) : null,
+    requestHeaders: options ? (header('access-control-request-headers') ?? null) : null,
+    requestPrivateNetwork: options ? (header('access-control-request-private-network') ?? null) : null,
     emailSender: header('amp-email-sender') ?? null,
     sourceOrigin: sourceOriginOfUrl(url),
     secFetchSite: header('sec-fetch-site') ?? null,
