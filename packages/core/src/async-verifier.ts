@@ -1,9 +1,11 @@
 import { checkCacheOrigin } from './cache-origin.js';
 import { canonicalDomain } from './domain-name.js';
 import { isHashedPrefix } from './domain-prefix.js';
+import { AmpCorsError } from './errors.js';
 import { parseOrigin } from './origin-header.js';
 import { prefixForms } from './prefix-forms.js';
-import { createVerifier, type DeniedVerdict, type Verdict, type Verifier, type VerifierConfig, type VerifyContext } from './verifier.js';
+import type { OptionKeysSpec } from './config-check.js';
+import { buildVerifier, checkedVerifier, type DeniedVerdict, type Verdict, type Verifier, type VerifierConfig, type VerifyContext } from './verifier.js';
 
 /**
  * An asynchronous registry of publisher domains, too large or too changeable
@@ -44,6 +46,15 @@ export interface AsyncVerifier {
 // source-origin mismatch…) stands whatever the source says.
 const SOURCE_CAN_DECIDE: ReadonlySet<string> = new Set(['unknown-publisher', 'hashed-unknown', 'unknown-origin']);
 
+/** The keys of {@link AsyncVerifierConfig}: createVerifier's, and the source. */
+const ASYNC_VERIFIER_KEYS_SPEC: OptionKeysSpec = {
+  entry: 'createAsyncVerifier',
+  keys: ['publishers', 'origins', 'caches', 'legacyCacheOrigins', 'source'],
+  originKey: 'source',
+  allowNothing: 'A verifier that allows no origin is not needed: deny without one.',
+  allowAny: 'To allow any origin, use no verifier (an adapter given no options sends Access-Control-Allow-Origin: *).',
+};
+
 function isCanonicalDomain(domain: unknown): boolean {
   try {
     return typeof domain === 'string' && canonicalDomain(domain) === domain;
@@ -73,9 +84,15 @@ function isAcceptedFormOf(prefix: string, domain: string): boolean {
  * const verdict = await verifier.verify('https://shop-example-com.cdn.ampproject.org');
  */
 export function createAsyncVerifier(config: AsyncVerifierConfig): AsyncVerifier {
-  const { source, publishers = [], ...rest } = config;
-  const memory = createVerifier({ ...rest, publishers });
-  const explicitOrigins = rest.origins !== undefined;
+  // Its keys checked as createVerifier's (the source is an origin source: no publishers is no problem here).
+  const memory = checkedVerifier(config, ASYNC_VERIFIER_KEYS_SPEC, 'source', ({ source: given, publishers = [], ...rest }) => {
+    if (typeof given !== 'object' || given === null || typeof given.publisherOfPrefix !== 'function' || typeof given.hasPublisher !== 'function') {
+      throw new AmpCorsError('invalid-option', 'createAsyncVerifier: source must have publisherOfPrefix and hasPublisher methods');
+    }
+    return buildVerifier({ ...rest, publishers });
+  });
+  const { source } = config;
+  const explicitOrigins = config.origins !== undefined;
 
   const fromSource = async (verdict: DeniedVerdict, origin: string, context: VerifyContext | undefined): Promise<Verdict> => {
     try {

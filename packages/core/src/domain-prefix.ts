@@ -62,6 +62,7 @@ export function fallbackPrefix(input: string): string {
  * hashed table on its first 64 bits.
  */
 export function fallbackDigest(input: string): Uint8Array {
+  // Twin: allow-set.ts hashDigests writes this digest with sha256Words: keep in step.
   // An ASCII string's UTF-8 bytes are its code units (copied directly: TextEncoder costs more for short names).
   let ascii = true;
   for (let i = 0; i < input.length && ascii; i++) ascii = input.charCodeAt(i) < 0x80;

@@ -32,6 +32,7 @@ export function claimedByAnother(domain: string, prefix: string, covered: (domai
  * configured exact domains and wildcard rules). No SHA-256; no punycode for
  * a plain domain.
  */
+// Twin of buildReadableIndex's filter in allow-set.ts (keeps each form's position): keep in step.
 export function acceptedReadableForms(domain: string, covered: (domain: string) => boolean): PrefixFormEntry[] {
   const forms = readablePrefixForms(domain);
   return readsOnlyAsItself(domain) ? forms : forms.filter(({ prefix }) => !claimedByAnother(domain, prefix, covered));

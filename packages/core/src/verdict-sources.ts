@@ -117,7 +117,7 @@ export function readAllowSetOption(value: unknown): CompactAllowSet {
  * const source = allowSetSource(loadAllowSet(readFileSync('publishers.acs')), createVerifier({ publishers: [], origins }).isPublisherOrigin);
  */
 export function allowSetSource(set: CompactAllowSet, isPublisherOrigin: (origin: string) => boolean = () => false): VerdictSource {
-  // 3. __amp_source_origin on an allowed request.
+  // 3. __amp_source_origin on an allowed request. Twin of withSource (and step 1) of createVerifier in verifier.ts: keep in step.
   const withSource = (verdict: Verdict, context: VerifyContext | undefined): Verdict => {
     const source = context?.sourceOrigin;
     if (!verdict.allowed || source === undefined || source === null) return verdict;

@@ -1,5 +1,6 @@
 import { type AllowEntry, buildOriginTable, type CacheOriginAllowSet, createRecentMemo } from './allow-set.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
+import { checkOptionKeys, ConfigProblems, type OptionKeysSpec } from './config-check.js';
 import { isHashedPrefix, type PrefixForm } from './domain-prefix.js';
 import { AmpCorsError } from './errors.js';
 import { MAX_ORIGIN_LENGTH, type OriginSyntaxReason, parseOrigin } from './origin-header.js';
@@ -175,16 +176,67 @@ function deny(origin: string | null, reason: DenyReason, detail: string, extra?:
  * 6. a present `__amp_source_origin` must be a publisher origin, else the
  *    request is denied; it never decides what is allowed.
  *
- * @throws AmpCorsError for an invalid configuration.
+ * @throws AmpCorsError for an invalid configuration, listing every problem: an unknown key
+ *   names the closest known one (`orgins`: did you mean `origins`?), as the adapters do.
  * @example
  * const verifier = createVerifier({ publishers: ['example.com', '*.example.org'] });
  * verifier.verify('https://example-com.cdn.ampproject.org').allowed // true
  */
 export function createVerifier(config: VerifierConfig): Verifier {
-  if (typeof config !== 'object' || config === null) throw new AmpCorsError('invalid-option', 'createVerifier needs a configuration object');
+  return checkedVerifier(config, VERIFIER_KEYS_SPEC, 'publishers', (checked) => buildVerifier(checked));
+}
+
+/** The keys of {@link VerifierConfig}, checked as the adapters check theirs. */
+const VERIFIER_KEYS_SPEC: OptionKeysSpec = {
+  entry: 'createVerifier',
+  keys: ['publishers', 'origins', 'caches', 'legacyCacheOrigins'],
+  allowNothing: 'A verifier that allows no origin is not needed: deny without one.',
+  allowAny: 'To allow any origin, use no verifier (an adapter given no options sends Access-Control-Allow-Origin: *).',
+};
+
+/**
+ * Checks a verifier configuration as the adapters check theirs, then builds
+ * with it: a key `spec` does not list (`publisher`, `orgins`) names the
+ * closest known one, a key present without a value and an empty list that
+ * would allow nothing are refused, the `required` key must be there, and the
+ * values are validated by `build` — every problem reported at once in one
+ * {@link AmpCorsError} (config-check.ts). A typo never yields a verifier
+ * that silently allows nothing, or everything.
+ *
+ * @param spec - the entry point's keys (`createAsyncVerifier` adds its own)
+ * @param required - the key that must be present (with a value, for `build` to be asked)
+ * @param build - validates the values and builds (throws an AmpCorsError for a bad value)
+ * @throws AmpCorsError listing every problem.
+ */
+export function checkedVerifier<C extends object, V>(config: C, spec: OptionKeysSpec, required: string, build: (config: C) => V): V {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new AmpCorsError('invalid-option', `${spec.entry} needs a configuration object, for example { publishers: ['example.com'] }`);
+  }
+  const problems = new ConfigProblems();
+  // 1. The keys (an unknown key, a key without a value, an empty list), then the required one.
+  checkOptionKeys(config, spec, problems, false);
+  if (!Object.hasOwn(config, required)) problems.add('invalid-option', `\`${required}\` is missing`);
+  const keyProblems = problems.failed;
+  // 2. The values (not without the required one: its absence is said once, above).
+  const built = (config as Record<string, unknown>)[required] === undefined ? undefined : problems.attempt(() => build(config));
+  // A value's own error stands alone (its wording is relied on); a key problem names the entry point.
+  problems.throwIfAny(spec.entry, keyProblems);
+  return built as V;
+}
+
+/**
+ * Builds a verifier from a configuration whose keys were checked
+ * ({@link checkedVerifier}); its values are validated here.
+ *
+ * @throws AmpCorsError for an invalid value.
+ */
+export function buildVerifier(config: VerifierConfig): Verifier {
   const caches = config.caches === undefined ? CACHES : validateCaches(config.caches, { trustedOperators: null });
   const rules = parsePublisherRules(config.publishers, caches);
   const explicitOrigins = config.origins === undefined ? undefined : parseOrigins(config.origins);
+  if (config.legacyCacheOrigins !== undefined && typeof config.legacyCacheOrigins !== 'boolean') {
+    throw new AmpCorsError('invalid-option', 'legacyCacheOrigins must be true or false');
+  }
   const legacy = config.legacyCacheOrigins === true;
   const cacheIndex = cacheIndexOf(caches);
   // A readable form another domain also has is accepted only if that domain is trusted too (SPEC §6).
@@ -229,6 +281,7 @@ export function createVerifier(config: VerifierConfig): Verifier {
     return parsed.ok && parsed.scheme === 'https' && parsed.port === null && matchesPublisher(parsed.host, rules);
   };
 
+  // Twin of allowSetSource (step 1, withSource) in verdict-sources.ts: keep in step.
   const withSource = (verdict: AllowedVerdict, context: VerifyContext | undefined): Verdict => {
     const source = context?.sourceOrigin;
     if (source === undefined || source === null) return verdict;
