@@ -20,6 +20,7 @@ import {
   isThenable,
   nodeRequestFacts,
 } from '@ampcors/core/adapter';
+import { attachVerdict } from './request-verdict.js';
 
 export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type OriginOption, type Verdict, type VerdictSource } from '@ampcors/core';
 
@@ -50,9 +51,8 @@ function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse
   try {
     const { verdict, plan } = decision;
     applyHeadersAtomically(res, plan.headers, plan.vary);
-    const target = req as IncomingMessage & { ampCors?: Verdict; ampCorsEmail?: EmailSender };
-    target.ampCors = verdict;
-    if (plan.email !== undefined) target.ampCorsEmail = plan.email;
+    attachVerdict(req, verdict);
+    if (plan.email !== undefined) (req as IncomingMessage & { ampCorsEmail?: EmailSender }).ampCorsEmail = plan.email;
     if (!plan.handled) return next();
     res.statusCode = plan.status;
     res.setHeader('Content-Length', String(Buffer.byteLength(plan.body)));
