@@ -177,11 +177,12 @@ function fastifySpec(entry: string, compiled: { matcher?: OriginMatcher }): Adap
  *    every origin is refused with credentials, like `true`. A Promise's
  *    value is its answer, even `undefined` (as `@fastify/cors` reads it):
  *    no request waits for a callback nobody will call.
- * 5. Per request: `strictPreflight` answers an `OPTIONS` without `Origin`
- *    or `Access-Control-Request-Method` with 400 (not under `origin: false`;
- *    without it, every `OPTIONS` is answered as a preflight);
- *    `preflight: false` reads an `OPTIONS` as any other request; core
- *    decides the rest; `cacheControl` is added to preflight answers.
+ * 5. Per request: `origin: false` alone passes every request on untouched
+ *    (`@fastify/cors`'s "CORS off"); `strictPreflight` answers an `OPTIONS`
+ *    without `Origin` or `Access-Control-Request-Method` with 400 (without
+ *    it, every `OPTIONS` is answered as a preflight); `preflight: false`
+ *    reads an `OPTIONS` as any other request; core decides the rest;
+ *    `cacheControl` is added to preflight answers.
  * 6. A route's `config.cors` (as `@fastify/cors` reads it): `false` sends no
  *    CORS header on that route; an object of options is merged over the
  *    plugin's and checked like them, once per route (an invalid one makes
@@ -224,12 +225,15 @@ export function createFastifyCorsPolicy<S>(options: FastifyCorsOptions<S> | unde
   const strict = preflight && strictPreflight && origin !== false;
   const invalidPreflight = star ? INVALID_PREFLIGHT_ANY : INVALID_PREFLIGHT;
   const routeOff = star ? ROUTE_OFF_ANY : ROUTE_OFF;
+  // `origin: false` alone (denied origins passed on) is @fastify/cors's "CORS off": every request passed on untouched, no `Vary` either.
+  const off = policy.mode === 'origin-option' && origin === false && policy.options.onDenied === 'omit';
   const withCacheControl = ({ verdict, plan }: CorsDecision): CorsDecision =>
     plan.kind === 'preflight' ? { verdict, plan: { ...plan, headers: [...plan.headers, ['Cache-Control', cacheControl as string]] } } : { verdict, plan };
   const routes = new WeakMap<object, FastifyCorsPolicy | AmpCorsError>();
   const decide = (request: FastifyCorsRequest, routeConfig?: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision> => {
     const route = typeof routeConfig === 'object' && routeConfig !== null ? (routeConfig as { cors?: unknown }).cors : undefined;
     if (route !== undefined) return decideForRoute(request, route);
+    if (off) return ROUTE_OFF_ANY;
     const headers = request.headers;
     if (strict && request.method === 'OPTIONS' && (!headers.origin || !headers['access-control-request-method'])) return invalidPreflight;
     const decided = policy.decide(nodeRequestFacts(request, undefined, preflight), source, opts);

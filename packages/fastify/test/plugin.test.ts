@@ -294,9 +294,11 @@ describe.each([
     // Without strictPreflight, an OPTIONS without Origin is answered as a preflight too.
     const bare = await app.inject({ method: 'OPTIONS', url: '/r' });
     expect([bare.statusCode, bare.headers['access-control-allow-methods']]).toEqual([204, 'GET,HEAD,POST']);
-    // origin: false is CORS off: an OPTIONS is left to the routes (404), not answered 400.
+    // origin: false is CORS off: every request passed on untouched (no Vary either), an OPTIONS left to the routes (404), not answered 400.
     const off = await build(create, { origin: false }, fresh());
     expect((await off.inject({ method: 'OPTIONS', url: '/api/items' })).statusCode).toBe(404);
+    const untouched = await off.inject({ method: 'GET', url: '/api/items', headers: { origin: EVIL } });
+    expect([untouched.statusCode, untouched.headers['access-control-allow-origin'], untouched.headers.vary]).toEqual([200, undefined, undefined]);
     for (const cacheControl of ['max-age=1\r\nSet-Cookie: a=1', true, -1]) {
       expect(isAmpCorsError(await refusal(create, { origin: ['https://app.example'], cacheControl }))).toBe(true);
     }
