@@ -2,17 +2,8 @@
  * The conformance table: one request and the response every adapter must
  * give (SPEC §6–7 and issue #3). `headers` values of `null` must be absent.
  */
-import {
-  allPrefixForms,
-  cacheOrigin,
-  compileAllowSet,
-  createAsyncVerifier,
-  createVerifier,
-  isHashedPrefix,
-  loadAllowSet,
-  type PublisherSource,
-  prefixForms,
-} from '@ampcors/core';
+import { cacheOrigin, compileAllowSet, createAsyncVerifier, createVerifier, loadAllowSet, type PublisherSource, prefixForms } from '@ampcors/core';
+import { allPrefixForms, isHashedPrefix } from '@ampcors/core/algorithms';
 import type { AdapterOptions, ConformanceRequest } from './harnesses.js';
 
 /** Expected outcome of a scenario. */

@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { allPrefixForms, cacheOrigin, compileAllowSet, isAmpCorsError, prefixForms } from '@ampcors/core';
+import { cacheOrigin, compileAllowSet, isAmpCorsError, prefixForms } from '@ampcors/core';
+import { allPrefixForms } from '@ampcors/core/algorithms';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApi, type Registry, type SourcesEnv, sourcesFromEnv } from '../src/verdict-sources.js';

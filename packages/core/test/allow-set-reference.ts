@@ -2,7 +2,8 @@
 // indexes: every form of allPrefixForms × caches whose claimants
 // (searchClaimants, complete) are all configured, the first listed domain
 // winning. Shared by the allow-set and verifier tests.
-import { type AllowEntry, allPrefixForms, type AmpCache, canonicalDomain } from '../src/index.js';
+import { type AllowEntry, type AmpCache, canonicalDomain } from '../src/index.js';
+import { allPrefixForms } from '../src/algorithms.js';
 import { searchClaimants } from '../src/prefix-claimants.js';
 
 /** The reference: one entry per origin string. */

@@ -1,6 +1,6 @@
 // applyHeadersAtomically: every header of a plan, or none (issue 14 item 8).
 import { describe, expect, it } from 'vitest';
-import { applyHeadersAtomically, type HeaderTarget, type StoredHeaderValue } from '../src/index.js';
+import { applyHeadersAtomically, type HeaderTarget, type StoredHeaderValue } from '../src/adapter.js';
 
 /** A header store that refuses, like Node's, a value with a character outside Latin-1 or a control character. */
 function store(initial: Record<string, StoredHeaderValue> = {}): HeaderTarget & { headers: Map<string, StoredHeaderValue> } {

@@ -4,7 +4,8 @@
 // a cache domain are never recognized.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AmpCache, CACHES, findCacheOfHost, parseOrigin, validateCaches } from '../src/index.js';
+import { type AmpCache, CACHES, parseOrigin, validateCaches } from '../src/index.js';
+import { findCacheOfHost } from '../src/algorithms.js';
 import { cacheIndexOf, plainCacheOriginOf } from '../src/cache-origin.js';
 
 /** Two custom caches whose domains have the same length (the map is asked), beside the bundled ones. */

@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { toUnicode } from 'punycode/punycode.es6.js';
 import { describe, expect, it } from 'vitest';
-import { createVerifier, domainPrefix, prefixForms, searchClaimants, toolboxPrefix } from '../src/index.js';
+import { createVerifier, domainPrefix, prefixForms, toolboxPrefix } from '../src/index.js';
+import { searchClaimants } from '../src/algorithms.js';
 import { publisherDomain } from './arbitraries.js';
 
 const toolbox = createRequire(import.meta.url)('@ampproject/toolbox-cache-url') as {

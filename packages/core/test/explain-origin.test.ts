@@ -6,17 +6,16 @@ import {
   cacheOrigin,
   canonicalDomain,
   createVerifier,
-  decodePrefix,
   domainPrefix,
   EXPLAIN_MAX_SHOWN,
   explainOrigin,
-  findCacheOfHost,
   type OriginExplanation,
   parseOrigin,
   prefixForms,
   reverseOrigin,
   toolboxPrefix,
 } from '../src/index.js';
+import { decodePrefix, findCacheOfHost } from '../src/algorithms.js';
 
 const BING = CACHES[1] as AmpCache;
 const LONG_DOMAIN = `${'a'.repeat(40)}.${'b'.repeat(30)}.example.com`;

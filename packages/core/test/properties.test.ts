@@ -4,7 +4,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  allPrefixForms,
   AmpCorsError,
   amppackagerPrefix,
   basicPrefix,
@@ -14,16 +13,12 @@ import {
   createVerifier,
   domainPrefix,
   fallbackPrefix,
-  hashedPrefixForms,
-  prefixClaimants,
   prefixForms,
-  readableFormOf,
-  readableFormsOf,
-  readablePrefixForms,
   reverseOrigin,
   toolboxPrefix,
   unicodeDomain,
 } from '../src/index.js';
+import { allPrefixForms, hashedPrefixForms, prefixClaimants, readableFormOf, readableFormsOf, readablePrefixForms } from '../src/algorithms.js';
 import { hashFormsOf } from '../src/domain-prefix.js';
 import { plainPrefixClaimants, searchClaimants, searchReadings } from '../src/prefix-claimants.js';
 import { encode as punycodeEncode } from 'punycode/punycode.es6.js';

@@ -16,7 +16,6 @@ import {
   cacheUrl,
   CACHES,
   createVerifier,
-  decodePrefix,
   domainPrefix,
   fallbackPrefix,
   prefixForms,
@@ -24,6 +23,7 @@ import {
   type AmpCache,
   type ServingType,
 } from '../src/index.js';
+import { decodePrefix } from '../src/algorithms.js';
 
 type Vector = { kind: string; input: unknown; expected: unknown; source: string; note?: string };
 const all = vectors as Vector[];

@@ -2,7 +2,8 @@
 // one at or below its base"; issue 14 item 2; issue 15 "errors that teach").
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AmpCache, AmpCorsError, CACHES, createVerifier, matchesPublisher, parsePublisherRules, wildcardBaseOf } from '../src/index.js';
+import { type AmpCache, AmpCorsError, CACHES, createVerifier } from '../src/index.js';
+import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from '../src/algorithms.js';
 
 /** The AmpCorsError that parsing `publishers` throws. */
 function refusal(publishers: readonly unknown[], caches: readonly AmpCache[] = CACHES): AmpCorsError {

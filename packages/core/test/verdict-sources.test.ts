@@ -9,18 +9,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   allowSetSource,
-  allPrefixForms,
   cacheOrigin,
   combineVerdictSources,
   compileAllowSet,
   createAsyncVerifier,
   createVerifier,
   isAmpCorsError,
-  isHashedPrefix,
   loadAllowSet,
   prefixForms,
   type Verdict,
 } from '@ampcors/core';
+import { allPrefixForms, isHashedPrefix } from '@ampcors/core/algorithms';
 import { AMP_CORS_CONFIG_KEYS, createCorsPolicy, type VerdictSource } from '@ampcors/core/adapter';
 import { readAllowSetOption } from '../src/verdict-sources.js';
 

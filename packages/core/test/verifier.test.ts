@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AmpCorsError,
-  buildAllowSet,
-  cacheOrigin,
-  createVerifier,
-  domainPrefix,
-  fallbackPrefix,
-  MAX_CACHES,
-  reverseOrigin,
-  type AmpCache,
-} from '../src/index.js';
+import { AmpCorsError, cacheOrigin, createVerifier, domainPrefix, fallbackPrefix, MAX_CACHES, reverseOrigin, type AmpCache } from '../src/index.js';
+import { buildAllowSet } from '../src/algorithms.js';
 
 const LONG = `${'long-publisher-domain-name'.repeat(2)}.example.net`; // hashed prefix
 const verifier = createVerifier({ publishers: ['example.com', 'www.example.com', '*.example.org', LONG] });
