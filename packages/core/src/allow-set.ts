@@ -113,8 +113,12 @@ export function buildAllowSet(domains: Iterable<string>, caches: readonly AmpCac
 
 /** {@link CacheOriginAllowSet} whose values are made by the caller from each entry. */
 export interface OriginTable<T> {
-  /** The value for a raw `Origin` header, if it is an accepted cache origin. */
+  /** The value for a raw `Origin` header, if it is an accepted cache origin: {@link OriginTable.recall}, else {@link OriginTable.find}. */
   get(origin: string): T | undefined;
+  /** The value of a recently accepted origin, from the memo alone (no index searched). */
+  recall(origin: string): T | undefined;
+  /** The value for an origin, from the indexes alone (remembered when found): what `get` asks when `recall` answers nothing. */
+  find(origin: string): T | undefined;
   /** Number of accepted cache origins. */
   readonly size: number;
   /** Every accepted cache origin with its value. */
@@ -212,6 +216,8 @@ export function buildOriginTable<T>(
       if (typeof origin !== 'string' || origin.length > maxOriginLength) return undefined;
       return memo.get(origin) ?? lookup(origin);
     },
+    recall: (origin) => (typeof origin !== 'string' || origin.length > maxOriginLength ? undefined : memo.get(origin)),
+    find: (origin) => (typeof origin !== 'string' || origin.length > maxOriginLength ? undefined : lookup(origin)),
     get size() {
       hashedCount ??= hashes.count();
       return (readable.size + hashedCount) * index.unique.length;

@@ -91,6 +91,8 @@ export interface PlainCacheOrigin {
   readonly cache: AmpCache;
   /** The domain prefix: one label of `a`–`z`, `0`–`9` and inner `-`, at most 63 octets. */
   readonly prefix: string;
+  /** A 32-bit FNV-1a hash of the prefix, made in the scan that recognized it (the verifier's memo slot): not for security. */
+  readonly hash: number;
 }
 
 /** Longest host name (RFC 1035), as origin-header.ts caps it: twin of its check, keep in step. */
@@ -115,13 +117,15 @@ export function plainCacheOriginOf(origin: string, index: CacheIndex): PlainCach
   if (dot <= 8 || dot > 8 + 63 || origin.length - 8 > MAX_HOST_LENGTH) return undefined;
   const cache = cacheEndingAt(origin, dot + 1, index);
   if (cache === undefined) return undefined;
+  let hash = 0x811c9dc5;
   for (let i = 8; i < dot; i++) {
     const c = origin.charCodeAt(i);
     const alnum = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
     // Inner hyphens only (origin-header.ts's HOST_NAME: no label starts or ends with '-').
     if (!alnum && (c !== 45 || i === 8 || i === dot - 1)) return undefined;
+    hash = Math.imul(hash ^ c, 0x01000193);
   }
-  return { cache, prefix: origin.slice(8, dot) };
+  return { cache, prefix: origin.slice(8, dot), hash: hash >>> 0 };
 }
 
 /** Why an origin is not a cache origin with a domain prefix. */

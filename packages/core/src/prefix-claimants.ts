@@ -266,13 +266,24 @@ export function plainPrefixClaimants(prefix: string): readonly PrefixClaimant[] 
  * checks it).
  */
 function plainAsciiClaimant(prefix: string): PrefixClaimant | undefined {
+  const domain = plainAsciiReading(prefix);
+  return domain === undefined ? undefined : { publisherDomain: domain, form: 'spec' };
+}
+
+/**
+ * The one reading D of a plain readable ASCII prefix, which is its one
+ * claimant (form `spec`, {@link plainAsciiClaimant}), or `undefined` when
+ * the prefix is not plain.
+ * The verifier's request path asks this, without a claimant list.
+ */
+export function plainAsciiReading(prefix: string): string | undefined {
   const length = prefix.length;
   if (length > 63 || length < 3) return undefined;
   // Positions 3–4 (0-based 2–3) both '-': wrapped by the forward algorithms, or a wrap to undo.
   if (prefix.charCodeAt(2) === 45 && prefix.charCodeAt(3) === 45) return undefined;
   if (prefix.charCodeAt(0) === 48 && prefix.charCodeAt(1) === 45 && prefix.charCodeAt(length - 2) === 45 && prefix.charCodeAt(length - 1) === 48)
     return undefined;
-  // SPEC §4 step 5, read as the scan goes (slices, not characters, are joined).
+  // SPEC §4 step 5, read as the scan goes (slices, not characters, are joined: the cheapest way measured).
   let domain = '';
   let start = 0;
   // Where the last label starts in the prefix (-1: no dot read).
@@ -305,7 +316,7 @@ function plainAsciiClaimant(prefix: string): PrefixClaimant | undefined {
     const c = prefix.charCodeAt(i);
     if (c < 97 || c > 122) return undefined;
   }
-  return { publisherDomain: domain + prefix.slice(start), form: 'spec' };
+  return domain + prefix.slice(start);
 }
 
 /** The most non-ASCII characters {@link simpleIdnClaimants} takes (it checks the 2^n − 2 lenient readings itself). */

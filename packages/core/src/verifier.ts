@@ -6,7 +6,7 @@ import { AmpCorsError } from './errors.js';
 import { MAX_ORIGIN_LENGTH, type OriginSyntaxReason, parseOrigin } from './origin-header.js';
 import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from './publisher-rules.js';
 import { cacheIndexOf, findCacheOfHost, plainCacheOriginOf } from './cache-origin.js';
-import { type PrefixClaimant, plainPrefixClaimants } from './prefix-claimants.js';
+import { plainAsciiReading, type PrefixClaimant, plainPrefixClaimants } from './prefix-claimants.js';
 import { reverseOrigin } from './reverse-origin.js';
 
 /** Configuration of {@link createVerifier}. */
@@ -124,6 +124,8 @@ const SCHEME = 'https://';
 const PUBLISHER_MEMO_GENERATION_SIZE = 4096;
 /** Verdicts of cache origins outside the allow-set remembered per memo generation (at most twice this many). */
 const CACHE_MEMO_GENERATION_SIZE = 4096;
+/** Slots of the direct-mapped memo of plain cache origins' verdicts (a power of two). */
+const PLAIN_MEMO_SLOTS = 1024;
 
 function shown(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
@@ -234,9 +236,6 @@ export function buildVerifier(config: VerifierConfig): Verifier {
   const caches = config.caches === undefined ? CACHES : validateCaches(config.caches, { trustedOperators: null });
   const rules = parsePublisherRules(config.publishers, caches);
   const explicitOrigins = config.origins === undefined ? undefined : parseOrigins(config.origins);
-  if (config.legacyCacheOrigins !== undefined && typeof config.legacyCacheOrigins !== 'boolean') {
-    throw new AmpCorsError('invalid-option', 'legacyCacheOrigins must be true or false');
-  }
   const legacy = config.legacyCacheOrigins === true;
   const cacheIndex = cacheIndexOf(caches);
   // A readable form another domain also has is accepted only if that domain is trusted too (SPEC §6).
@@ -305,23 +304,46 @@ export function buildVerifier(config: VerifierConfig): Verifier {
       return deny(null, 'missing', 'no Origin header and no AMP-Same-Origin: true');
     }
     if (typeof origin !== 'string') return deny(null, 'malformed', 'Origin is not a string');
-    // 2. Fast path: the exact bytes of an accepted origin, its verdict made once.
-    const known = table.get(origin);
+    // 2. Fast path: the exact bytes of a recently accepted origin, its verdict made once.
+    const recalled = table.recall(origin);
+    if (recalled !== undefined) return withSource(recalled.verdict, context);
+    // A plain readable cache origin's claimants are found in one scan (a plain ASCII prefix has one,
+    // its one reading; prefix-claimants.ts). The table holds a readable prefix only as a form of
+    // one of its claimants (SPEC §6): when none is an exact publisher domain, the table is not
+    // searched (its answer is known: no).
+    const plain = plainCacheOriginOf(origin, cacheIndex);
+    // 4, recent: a plain cache origin judged lately, in its slot of a direct-mapped memo (the whole
+    // origin compared: a slot shared by two origins only costs a judging again).
+    const slot = plain === undefined ? -1 : (plain.hash ^ plain.cache.cacheDomain.length) & (PLAIN_MEMO_SLOTS - 1);
+    if (slot >= 0 && plainMemoOrigins[slot] === origin) {
+      const recent = plainMemoVerdicts[slot] as Verdict;
+      return recent.allowed ? withSource(recent, context) : recent;
+    }
+    const reading = plain === undefined ? undefined : plainAsciiReading(plain.prefix);
+    const claimants: readonly PrefixClaimant[] | undefined =
+      plain === undefined ? undefined : reading !== undefined ? [{ publisherDomain: reading, form: 'spec' }] : plainPrefixClaimants(plain.prefix);
+    const known = claimants !== undefined && !anyExact(claimants) ? undefined : table.find(origin);
     if (known !== undefined) return withSource(known.verdict, context);
     // A plain readable cache origin (one label of letters, digits and inner hyphens: canonical by
     // construction) is a publisher origin only if `origins` lists it (no publisher rule lies at or
     // under a cache domain): without `origins`, it is not looked up as one.
-    const plain = plainCacheOriginOf(origin, cacheIndex);
     const publisher =
       (plain === undefined || explicitOrigins) && knownPublisherOrigin(origin)
         ? (publisherVerdicts.get(origin) ?? publisherVerdicts.set(origin, publisherVerdict(origin)))
         : undefined;
     if (publisher !== undefined) return withSource(publisher, context);
-    // 4, fast: when its prefix is plain too, its claimants are found in one scan: judged without
+    // 4, fast: when its prefix is plain too, with the claimants found above: judged without
     // parsing, a reading list or a memo (judging costs about what remembering would).
-    const claimants = plain === undefined ? undefined : plainPrefixClaimants(plain.prefix);
     if (plain !== undefined && claimants !== undefined) {
       const verdict = judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimants);
+      // Kept on second sight only: a verdict kept costs the garbage collector more than judging (it outlives
+      // the young generation), so an origin seen once leaves only its prefix's hash behind.
+      if (plainMemoSeen[slot] === plain.hash) {
+        plainMemoOrigins[slot] = origin;
+        plainMemoVerdicts[slot] = verdict;
+      } else {
+        plainMemoSeen[slot] = plain.hash;
+      }
       return verdict.allowed ? withSource(verdict, context) : verdict;
     }
     // 4, remembered: the verdict of a recent cache origin outside the table (the length cap first:
@@ -344,6 +366,15 @@ export function buildVerifier(config: VerifierConfig): Verifier {
     return deny(origin, 'unknown-origin', `${shown(origin)} is neither a publisher origin nor a cache origin`);
   };
 
+  // The direct-mapped memo of plain cache origins' verdicts (frozen, shared): an origin and its verdict per slot,
+  // and the hash of the prefix last seen there.
+  const plainMemoSeen = new Uint32Array(PLAIN_MEMO_SLOTS);
+  const plainMemoOrigins: (string | undefined)[] = new Array<string | undefined>(PLAIN_MEMO_SLOTS).fill(undefined);
+  const plainMemoVerdicts: (Verdict | undefined)[] = new Array<Verdict | undefined>(PLAIN_MEMO_SLOTS).fill(undefined);
+  const anyExact = (claimants: readonly PrefixClaimant[]): boolean => {
+    for (let i = 0; i < claimants.length; i++) if (rules.exact.has((claimants[i] as PrefixClaimant).publisherDomain)) return true;
+    return false;
+  };
   // The verdicts of recent cache origins outside the table (a wildcard rule's, an unknown publisher's, …), shared and frozen.
   const cacheVerdicts = createRecentMemo<Verdict>(CACHE_MEMO_GENERATION_SIZE);
   // Twin of judgeCacheOrigin's readable branch for a prefix whose claimants are all known (plainPrefixClaimants): keep in step.
@@ -352,14 +383,16 @@ export function buildVerifier(config: VerifierConfig): Verifier {
     for (let i = 0; i < claimants.length; i++) {
       const claimant = claimants[i] as PrefixClaimant;
       const publisherDomain = claimant.publisherDomain;
-      if (!matchesPublisher(publisherDomain, rules)) {
+      // matchesPublisher, its wildcard half kept for the covering claimant below.
+      const base = wildcardBaseOf(publisherDomain, rules);
+      if (base === undefined && !rules.exact.has(publisherDomain)) {
         const detail =
           i > 0
             ? `${prefix} is also the prefix of ${publisherDomain} (${claimant.form} algorithm), which is not a configured publisher`
             : `${publisherDomain} is not a configured publisher`;
         return Object.freeze({ allowed: false, origin, reason: 'unknown-publisher', detail, cache, prefix, publisherDomain });
       }
-      if (covering === undefined && wildcardBaseOf(publisherDomain, rules) !== undefined) covering = claimant;
+      if (covering === undefined && base !== undefined) covering = claimant;
     }
     const { publisherDomain, form } = covering ?? (claimants[0] as PrefixClaimant);
     return Object.freeze({ allowed: true, origin, via: 'cache', reason: 'cache-origin-wildcard', publisherDomain, cache, prefix, prefixForm: form });
