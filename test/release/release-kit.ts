@@ -98,7 +98,7 @@ export function assertBuilt(packages: readonly Publishable[]): void {
     const filters = packages.map((p) => `--filter ${p.manifest.name}`).join(' ');
     throw new Error(
       `The release check packs the built packages, and:\n  - ${problems.join('\n  - ')}\n` +
-        `Build first: \`npm run build\` (the full \`npm test\` does), or \`npx -y pnpm@10.34.9 ${filters} run build\`.`,
+        `Build first: \`npx -y pnpm@10.34.9 build\` (the full \`npm test\` does), or \`npx -y pnpm@10.34.9 ${filters} run build\`.`,
     );
   }
 }
