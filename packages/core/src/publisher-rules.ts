@@ -20,6 +20,18 @@ interface Problem {
 }
 
 const PSL_OPTIONS = { allowPrivateDomains: true } as const;
+/**
+ * The same question of a canonical domain (canonicalDomain's output: a valid
+ * host name, never an IP address, which notADomain refuses first): tldts
+ * neither extracts nor validates it again.
+ */
+const PSL_CANONICAL_OPTIONS = {
+  allowPrivateDomains: true,
+  extractHostname: false,
+  validateHostname: false,
+  detectIp: false,
+  mixedInputs: false,
+} as const;
 
 /** What was typed, quoted (control characters escaped) and cut to 100 characters. */
 function quote(entry: string): string {
@@ -75,13 +87,20 @@ interface Guarded {
  * `thirdPartyFrameDomainSuffix`) by name, and by each of its ancestors: one map
  * look-up per label of a rule, whatever the number of caches.
  */
-function guardIndex(caches: readonly AmpCache[]): { readonly at: Map<string, Guarded>; readonly above: Map<string, Guarded> } {
+function guardIndex(caches: readonly AmpCache[]): {
+  readonly at: Map<string, Guarded>;
+  readonly above: Map<string, Guarded>;
+  /** `lengths[n]`: a guarded domain has `n` characters. */
+  readonly lengths: readonly boolean[];
+} {
   const at = new Map<string, Guarded>();
   const above = new Map<string, Guarded>();
+  const lengths: boolean[] = [];
   const add = (domain: string | undefined, what: string): void => {
     if (domain === undefined || at.has(domain)) return;
     const guarded = { domain, what };
     at.set(domain, guarded);
+    lengths[domain.length] = true;
     for (let dot = domain.indexOf('.'); dot >= 0; dot = domain.indexOf('.', dot + 1)) {
       const ancestor = domain.slice(dot + 1);
       if (!above.has(ancestor)) above.set(ancestor, guarded);
@@ -92,22 +111,29 @@ function guardIndex(caches: readonly AmpCache[]): { readonly at: Map<string, Gua
     add(cache.thirdPartyFrameDomainSuffix, `${cache.name} third-party frame domain ${cache.thirdPartyFrameDomainSuffix}, which serves anyone's iframes`);
     add(cache.updateCacheApiDomainSuffix, `${cache.name} update-cache API domain ${cache.updateCacheApiDomainSuffix}`);
   }
-  return { at, above };
+  return { at, above, lengths };
 }
 
-/** The guarded domain that `domain` is, or lies under. */
-function guardOf(domain: string, at: ReadonlyMap<string, Guarded>): Guarded | undefined {
-  let name = domain;
-  for (;;) {
-    const guarded = at.get(name);
-    if (guarded !== undefined) return guarded;
-    const dot = name.indexOf('.');
-    if (dot < 0) return undefined;
-    name = name.slice(dot + 1);
+/**
+ * The guarded domain that `domain` is, or lies under: its suffixes at label
+ * boundaries looked up by name, only those of a guarded domain's length
+ * (`lengths`), so a rule costs a slice only where a guard could be.
+ */
+function guardOf(domain: string, at: ReadonlyMap<string, Guarded>, lengths: readonly boolean[]): Guarded | undefined {
+  for (let start = 0; start >= 0;) {
+    if (lengths[domain.length - start] === true) {
+      const guarded = at.get(start === 0 ? domain : domain.slice(start));
+      if (guarded !== undefined) return guarded;
+    }
+    const dot = domain.indexOf('.', start);
+    start = dot < 0 ? -1 : dot + 1;
   }
+  return undefined;
 }
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+/** An entry that is nothing but a lowercase name ending in a letter (no scheme, port, path, IP or trailing dot), maybe after `*.`. */
+const PLAIN_NAME = /^(?:\*\.)?[a-z0-9.-]*[a-z]$/;
 const IPV4 = /^[0-9]+(?:\.[0-9]+){0,3}$/;
 
 /**
@@ -116,6 +142,8 @@ const IPV4 = /^[0-9]+(?:\.[0-9]+){0,3}$/;
  * origins; `publishers` lists domains whose cache origins are trusted.
  */
 function notADomain(entry: string): string | undefined {
+  // The common case first: a plain name is none of these unless it is `localhost` or under it.
+  if (PLAIN_NAME.test(entry) && !entry.endsWith('localhost')) return undefined;
   const bare = entry.startsWith('*.') ? entry.slice(2) : entry;
   if (SCHEME.test(bare) || bare.includes('/')) {
     let url: URL | undefined;
@@ -159,7 +187,7 @@ function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: {
   }
   // 1. The rule's own name is a public suffix (`co.uk`, `*.github.io`), or a
   //    single label that has no registrable domain (`*.com`).
-  if (getDomain(domain, PSL_OPTIONS) === null) {
+  if (getDomain(domain, PSL_CANONICAL_OPTIONS) === null) {
     const text = wildcard
       ? `${quote(entry)} would trust every domain under the public suffix ${domain} (${listOf(domain)}), which anyone can register`
       : `${quote(entry)} is a public suffix (${listOf(domain)}), not a publisher's domain; a rule may not cover every domain under it`;
@@ -167,7 +195,7 @@ function problemOf(entry: unknown, guards: ReturnType<typeof guardIndex>, out: {
   }
   // 2. The rule is a cache-operated domain or under one (exact or wildcard),
   //    or, as a wildcard, covers one.
-  const guarded = guardOf(domain, guards.at) ?? (wildcard ? guards.above.get(domain) : undefined);
+  const guarded = guardOf(domain, guards.at, guards.lengths) ?? (wildcard ? guards.above.get(domain) : undefined);
   if (guarded !== undefined) return { code: 'publisher-covers-cache', text: `${quote(entry)} covers the ${guarded.what}` };
   // 3. A wildcard over a name with public suffixes under it (`*.amazonaws.com`
   //    covers `s3.amazonaws.com`, where anyone can create a bucket).
