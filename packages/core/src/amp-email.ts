@@ -112,8 +112,12 @@ export function emailSenderOf(request: CorsRequest, options: EmailOptions): Emai
  * `Origin` is a configured email client.
  */
 export function verifyContextOf(request: CorsRequest, options: EmailOptions): VerifyContext {
-  return {
-    ampSameOrigin: request.ampSameOrigin ?? null,
-    sourceOrigin: emailSenderOf(request, options)?.version === 1 ? null : (request.sourceOrigin ?? null),
-  };
+  const ampSameOrigin = request.ampSameOrigin ?? null;
+  const sourceOrigin = request.sourceOrigin ?? null;
+  // The usual request (neither header nor parameter, AMP for Email off): one shared, frozen context.
+  if (ampSameOrigin === null && sourceOrigin === null) return NO_CONTEXT;
+  return { ampSameOrigin, sourceOrigin: options.emailSenders !== null && emailSenderOf(request, options)?.version === 1 ? null : sourceOrigin };
 }
+
+/** The context of a request without `AMP-Same-Origin` and `__amp_source_origin`. */
+const NO_CONTEXT: VerifyContext = Object.freeze({ ampSameOrigin: null, sourceOrigin: null });

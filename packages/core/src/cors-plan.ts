@@ -58,20 +58,33 @@ export const AMP_SOURCE_ORIGIN_HEADER = 'AMP-Access-Control-Allow-Source-Origin'
 /** Longest `Access-Control-Request-Headers` value that is reflected. */
 const MAX_REFLECTED_HEADERS_LENGTH = 2048;
 /**
- * A header value every runtime accepts: Node's `validateHeaderValue` and
- * undici's `Headers` refuse CR, LF, NUL and (undici) anything above U+00FF;
- * a plan allows only visible ASCII, space and tab (issue #14).
+ * True for a header value every runtime accepts: Node's `validateHeaderValue`
+ * and undici's `Headers` refuse CR, LF, NUL and (undici) anything above
+ * U+00FF; a plan allows only visible ASCII, space and tab (issue #14). One
+ * pass over the characters, no regular expression.
  */
-const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+function isHeaderValue(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 0x7e || (code < 0x20 && code !== 0x09)) return false;
+  }
+  return true;
+}
+
+/** True for `OPTIONS` in any case (the usual upper-case spelling compared first, without a copy). */
+function isOptionsMethod(method: string): boolean {
+  return method === 'OPTIONS' || method.toUpperCase() === 'OPTIONS';
+}
 
 /** True for a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
 export function isPreflight(request: CorsRequest): boolean {
-  return request.method.toUpperCase() === 'OPTIONS' && !!request.origin && !!request.requestMethod;
+  return isOptionsMethod(request.method) && !!request.origin && !!request.requestMethod;
 }
 
 /** Whether the plan answers `request` as a preflight: {@link isPreflight}, or any `OPTIONS` under a drop-in's `everyOptionsIsPreflight`. */
 function answeredAsPreflight(request: CorsRequest, options: NormalizedCorsOptions): boolean {
-  return options.everyOptionsIsPreflight === true ? request.method.toUpperCase() === 'OPTIONS' : isPreflight(request);
+  return options.everyOptionsIsPreflight === true ? isOptionsMethod(request.method) : isPreflight(request);
 }
 
 /**
@@ -79,28 +92,46 @@ function answeredAsPreflight(request: CorsRequest, options: NormalizedCorsOption
  * `AMP-Same-Origin` and the wildcard `*` (which would allow it); `null` when
  * the value is not a clean comma-separated list of header names (control
  * characters, CR/LF, oversized), so that nothing from the request is
- * reflected. Names are trimmed as `String.prototype.trim` trims. One pass
- * over the characters, with no work per empty or skipped item.
+ * reflected. Names are trimmed as `String.prototype.trim` trims.
  */
 export function reflectableHeaders(requested: string | null | undefined): string[] | null {
+  const value = reflectedHeadersValue(requested);
+  // The names hold neither ',' nor whitespace: splitting the value gives them back.
+  return value === null ? null : value === '' ? [] : value.split(', ');
+}
+
+/**
+ * {@link reflectableHeaders} joined with `, `, as sent (`''` for none):
+ * one pass over the characters, with no work per empty or skipped item; a
+ * value already in that form (the usual `content-type`) is returned as it
+ * is, without a copy. The result holds only HTTP token characters, `,` and
+ * space: a valid header value by construction.
+ */
+function reflectedHeadersValue(requested: string | null | undefined): string | null {
   if (typeof requested !== 'string' || requested.length > MAX_REFLECTED_HEADERS_LENGTH) return null;
-  const out: string[] = [];
+  let out = '';
+  let same = true; // `out` equals `requested` up to the current item (nothing trimmed, skipped or re-spaced)
   let start = -1; // the current name's first character, or -1 before it
   let end = -1; // one past its last character, or -1 while it goes on
+  let itemStart = 0; // the current item's first character (after the previous comma)
   for (let i = 0; i <= requested.length; i++) {
     const code = i < requested.length ? requested.charCodeAt(i) : COMMA;
     if (code === COMMA) {
-      if (start >= 0) {
-        const stop = end < 0 ? i : end;
-        if (
-          !(stop - start === 1 && requested.charCodeAt(start) === STAR) &&
-          !(stop - start === AMP_SAME_ORIGIN_LENGTH && isAmpSameOrigin(requested.slice(start, stop)))
-        ) {
-          out.push(requested.slice(start, stop));
-        }
+      const stop = end < 0 ? i : end;
+      const kept =
+        start >= 0 &&
+        !(stop - start === 1 && requested.charCodeAt(start) === STAR) &&
+        !(stop - start === AMP_SAME_ORIGIN_LENGTH && isAmpSameOrigin(requested.slice(start, stop)));
+      if (same) {
+        // The value so far, as sent: each kept name exactly `, `-separated, nothing else.
+        const expectedStart = itemStart === 0 ? 0 : itemStart + 1;
+        same = kept && start === expectedStart && stop === i && (itemStart === 0 || requested.charCodeAt(itemStart) === SPACE);
+        if (!same) out = requested.slice(0, itemStart === 0 ? 0 : itemStart - 1);
       }
+      if (!same && kept) out = out === '' ? requested.slice(start, stop) : `${out}, ${requested.slice(start, stop)}`;
       start = -1;
       end = -1;
+      itemStart = i + 1;
     } else if (isTrimmed(code)) {
       if (start >= 0 && end < 0) end = i;
     } else if (code < 0x80 && TCHAR[code] === 1 && (start < 0 || end < 0)) {
@@ -110,11 +141,12 @@ export function reflectableHeaders(requested: string | null | undefined): string
       return null;
     }
   }
-  return out;
+  return same ? requested : out;
 }
 
 const COMMA = 0x2c;
 const STAR = 0x2a;
+const SPACE = 0x20;
 const AMP_SAME_ORIGIN_LENGTH = 'amp-same-origin'.length;
 /** 1 for each ASCII code of an HTTP token character (RFC 9110 §5.6.2). */
 const TCHAR = Uint8Array.from({ length: 0x80 }, (_, code) => (TOKEN.test(String.fromCharCode(code)) ? 1 : 0));
@@ -143,17 +175,62 @@ const VARY_PREFLIGHT_EMAIL: readonly string[] = Object.freeze(['Origin', 'Access
 const VARY_NONE: readonly string[] = Object.freeze([]);
 const VARY_REQUEST_HEADERS: readonly string[] = Object.freeze(['Access-Control-Request-Headers']);
 
-// `Access-Control-Expose-Headers` values per exposed-headers list (one list per adapter configuration).
-const exposeValues = new WeakMap<readonly string[], readonly [plain: string, withSource: string]>();
+/** One header pair of a plan. */
+type HeaderPair = readonly [string, string];
 
-/** The `Access-Control-Expose-Headers` value of `exposed`, plus the source-origin header when it is sent; joined once per list. */
-function exposeValue(exposed: readonly string[], withSource: boolean): string {
-  let values = exposeValues.get(exposed);
-  if (values === undefined) {
-    values = [exposed.join(', '), [...exposed, AMP_SOURCE_ORIGIN_HEADER].join(', ')];
-    exposeValues.set(exposed, values);
+/**
+ * The header pairs of a plan that depend on the options alone, made once per
+ * options object (normalized options are read-only) and shared, frozen, by
+ * every plan: nothing is joined, formatted or checked per request for them.
+ */
+interface PlanConstants {
+  /** `Access-Control-Expose-Headers`, without and with the legacy source-origin header. */
+  readonly expose: HeaderPair;
+  readonly exposeWithSource: HeaderPair;
+  /** `Access-Control-Allow-Methods`, or `null` when none is sent. */
+  readonly methods: HeaderPair | null;
+  /** Whether the request's headers are reflected (no `allowedHeaders` configured); else {@link allowHeaders}. */
+  readonly reflectHeaders: boolean;
+  /** The configured `Access-Control-Allow-Headers`, or `null` (reflected, or an empty list: none sent). */
+  readonly allowHeaders: HeaderPair | null;
+  /** `Access-Control-Max-Age`, or `null`. */
+  readonly maxAge: HeaderPair | null;
+  /** Step 5 for the constants, checked once: whether the expose values, and the preflight's values, are valid header values. */
+  readonly actualValid: boolean;
+  readonly preflightValid: boolean;
+}
+
+const planConstants = new WeakMap<NormalizedCorsOptions, PlanConstants>();
+
+function pair(name: string, value: string): HeaderPair {
+  return Object.freeze([name, value] as const);
+}
+
+/** The {@link PlanConstants} of `options`, made on first use. */
+function constantsOf(options: NormalizedCorsOptions): PlanConstants {
+  let constants = planConstants.get(options);
+  if (constants === undefined) {
+    const exposed = options.exposedHeaders;
+    const expose = pair('Access-Control-Expose-Headers', exposed.join(', '));
+    const exposeWithSource = pair('Access-Control-Expose-Headers', [...exposed, AMP_SOURCE_ORIGIN_HEADER].join(', '));
+    const methods = options.methods === '' ? null : pair('Access-Control-Allow-Methods', options.methods);
+    const configured = options.allowedHeaders;
+    const allowHeaders =
+      configured === null || configured.length === 0 ? null : pair('Access-Control-Allow-Headers', configured.join(options.allowedHeadersSeparator ?? ', '));
+    const maxAge = options.maxAge === null ? null : pair('Access-Control-Max-Age', String(options.maxAge));
+    constants = Object.freeze({
+      expose,
+      exposeWithSource,
+      methods,
+      reflectHeaders: configured === null,
+      allowHeaders,
+      maxAge,
+      actualValid: isHeaderValue(expose[1]) && isHeaderValue(exposeWithSource[1]),
+      preflightValid: [methods, allowHeaders, maxAge].every((header) => header === null || isHeaderValue(header[1])),
+    });
+    planConstants.set(options, constants);
   }
-  return withSource ? values[1] : values[0];
+  return constants;
 }
 
 /**
@@ -229,7 +306,13 @@ function planOfVerdict(
   return allowedPlan(request, verdict.origin, sourceOrigin, options, preflight, vary);
 }
 
-/** 3. The headers of an allowed request (`origin` null: same-origin, nothing echoed). */
+/**
+ * 3. The headers of an allowed request (`origin` null: same-origin, nothing
+ * echoed). 5. The values from the request or a verifier (`origin`,
+ * `sourceOrigin`) are checked here, each time; the options' constants were
+ * checked once ({@link constantsOf}); reflected request headers are valid by
+ * their scan ({@link reflectedHeadersValue}).
+ */
 function allowedPlan(
   request: CorsRequest,
   origin: string | null,
@@ -238,26 +321,44 @@ function allowedPlan(
   preflight: boolean,
   vary: readonly string[],
 ): CorsPlan {
-  const headers: Array<readonly [string, string]> = [];
+  if ((origin !== null && !isHeaderValue(origin)) || (sourceOrigin !== undefined && !isHeaderValue(sourceOrigin))) {
+    return denial('malformed', options, preflight, vary);
+  }
+  const constants = constantsOf(options);
+  const headers: HeaderPair[] = [];
   if (origin !== null) {
     headers.push(['Access-Control-Allow-Origin', origin]);
     if (options.credentials) headers.push(ALLOW_CREDENTIALS);
   }
   if (!preflight) {
     if (sourceOrigin !== undefined) headers.push([AMP_SOURCE_ORIGIN_HEADER, sourceOrigin]);
-    if (origin !== null) headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, sourceOrigin !== undefined)]);
-    return checked(pass('actual', headers, vary), options, false);
+    if (origin !== null) {
+      if (!constants.actualValid) return denial('malformed', options, false, vary);
+      headers.push(sourceOrigin !== undefined ? constants.exposeWithSource : constants.expose);
+    }
+    return pass('actual', headers, vary);
   }
-  if (options.methods !== '') headers.push(['Access-Control-Allow-Methods', options.methods]);
-  const allowHeaders = allowHeadersValue(request, options);
-  if (allowHeaders !== null) headers.push(['Access-Control-Allow-Headers', allowHeaders]);
-  if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
-  if (options.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(['Access-Control-Allow-Private-Network', 'true']);
-  return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
+  if (!constants.preflightValid) return denial('malformed', options, true, vary);
+  preflightHeaders(headers, request, constants);
+  if (options.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(ALLOW_PRIVATE_NETWORK);
+  return options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary);
 }
 
-/** One shared, frozen header pair (a plan's pairs are read-only): no allocation per request. */
-const ALLOW_CREDENTIALS: readonly [string, string] = Object.freeze(['Access-Control-Allow-Credentials', 'true'] as const);
+/** Appends a preflight's methods, allowed headers (configured, or the request's that may be reflected) and max-age. */
+function preflightHeaders(headers: HeaderPair[], request: CorsRequest, constants: PlanConstants): void {
+  if (constants.methods !== null) headers.push(constants.methods);
+  if (constants.allowHeaders !== null) headers.push(constants.allowHeaders);
+  else if (constants.reflectHeaders) {
+    const reflected = reflectedHeadersValue(request.requestHeaders);
+    if (reflected !== null && reflected !== '') headers.push(['Access-Control-Allow-Headers', reflected]);
+  }
+  if (constants.maxAge !== null) headers.push(constants.maxAge);
+}
+
+// Shared, frozen header pairs (a plan's pairs are read-only): no allocation per request.
+const ALLOW_CREDENTIALS: HeaderPair = pair('Access-Control-Allow-Credentials', 'true');
+const ALLOW_PRIVATE_NETWORK: HeaderPair = pair('Access-Control-Allow-Private-Network', 'true');
+const ALLOW_ANY_ORIGIN: HeaderPair = pair('Access-Control-Allow-Origin', '*');
 
 /**
  * 0. The `any-origin` mode's answer: `*`, never credentials; `Vary` only for the request headers a preflight reflects
@@ -265,15 +366,14 @@ const ALLOW_CREDENTIALS: readonly [string, string] = Object.freeze(['Access-Cont
  * reading a private-network server is what Private Network Access exists to prevent.
  */
 function anyOriginPlan(request: CorsRequest, options: NormalizedCorsOptions): CorsPlan {
-  const headers: Array<readonly [string, string]> = [['Access-Control-Allow-Origin', '*']];
+  const constants = constantsOf(options);
+  const headers: HeaderPair[] = [ALLOW_ANY_ORIGIN];
   if (!answeredAsPreflight(request, options)) {
-    headers.push(['Access-Control-Expose-Headers', exposeValue(options.exposedHeaders, false)]);
-    return checked(pass('actual', headers, options.alwaysVaryOrigin === true ? VARY_ACTUAL : VARY_NONE), options, false);
+    const vary = options.alwaysVaryOrigin === true ? VARY_ACTUAL : VARY_NONE;
+    if (!constants.actualValid) return denial('malformed', options, false, vary);
+    headers.push(constants.expose);
+    return pass('actual', headers, vary);
   }
-  if (options.methods !== '') headers.push(['Access-Control-Allow-Methods', options.methods]);
-  const allowHeaders = allowHeadersValue(request, options);
-  if (allowHeaders !== null) headers.push(['Access-Control-Allow-Headers', allowHeaders]);
-  if (options.maxAge !== null) headers.push(['Access-Control-Max-Age', String(options.maxAge)]);
   const vary =
     options.alwaysVaryOrigin === true
       ? options.allowedHeaders === null
@@ -282,19 +382,9 @@ function anyOriginPlan(request: CorsRequest, options: NormalizedCorsOptions): Co
       : options.allowedHeaders === null
         ? VARY_REQUEST_HEADERS
         : VARY_NONE;
-  return checked(options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary), options, true);
-}
-
-/**
- * The `Access-Control-Allow-Headers` value of a preflight, or `null` for
- * none: the configured headers (joined with `, `, or a drop-in's
- * `allowedHeadersSeparator`), else the requested ones that may be reflected.
- */
-function allowHeadersValue(request: CorsRequest, options: NormalizedCorsOptions): string | null {
-  const configured = options.allowedHeaders;
-  const names = configured ?? reflectableHeaders(request.requestHeaders);
-  if (names === null || names.length === 0) return null;
-  return names.join(configured === null ? ', ' : (options.allowedHeadersSeparator ?? ', '));
+  if (!constants.preflightValid) return denial('malformed', options, true, vary);
+  preflightHeaders(headers, request, constants);
+  return options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary);
 }
 
 /** 4. A denied request: outside CORS when `Origin` is missing, else 403 or no CORS headers. */
@@ -312,16 +402,16 @@ function denial(reason: string, options: NormalizedCorsOptions, preflight: boole
 /** 5. The plan, or its denial when one of its values is not a valid header value. */
 function checked(plan: CorsPlan, options: NormalizedCorsOptions, preflight: boolean): CorsPlan {
   for (const [, value] of plan.headers) {
-    if (typeof value !== 'string' || !HEADER_VALUE.test(value)) return denial('malformed', options, preflight, plan.vary);
+    if (!isHeaderValue(value)) return denial('malformed', options, preflight, plan.vary);
   }
   return plan;
 }
 
-function pass(kind: 'preflight' | 'actual', headers: Array<readonly [string, string]>, vary: readonly string[]): CorsPlan {
+function pass(kind: 'preflight' | 'actual', headers: HeaderPair[], vary: readonly string[]): CorsPlan {
   return { kind, handled: false, status: 0, body: '', headers, vary };
 }
 
-function end(status: number, headers: Array<readonly [string, string]>, vary: readonly string[]): CorsPlan {
+function end(status: number, headers: HeaderPair[], vary: readonly string[]): CorsPlan {
   return { kind: 'preflight', handled: true, status, body: '', headers, vary };
 }
 

@@ -129,6 +129,11 @@ function sameOriginVerdict(request: CorsRequest): Verdict {
   };
 }
 
+/** A verdict and its plan (no closure per request). */
+function decision(request: CorsRequest, verdict: Verdict, options: NormalizedCorsOptions): CorsDecision {
+  return { verdict, plan: planCors(request, verdict, options) };
+}
+
 /**
  * Validates an adapter configuration once: builds the core verifier from
  * `publishers` (or takes `verifier`) and normalizes the CORS options. Every
@@ -177,18 +182,28 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
   const options: NormalizedCorsOptions =
     mode === 'any-origin' ? { ...(normalized as NormalizedCorsOptions), credentials: false, anyOrigin: true } : (normalized as NormalizedCorsOptions);
 
+  // The sources with an adapter's `extra` last, for the last `extra` seen (a drop-in's static origin source is one object).
+  let lastExtra: VerdictSource | null = null;
+  let withLastExtra: readonly VerdictSource[] = configured;
+  const sourcesWith = (extra: VerdictSource): readonly VerdictSource[] => {
+    if (extra !== lastExtra) {
+      withLastExtra = [...configured, extra];
+      lastExtra = extra;
+    }
+    return withLastExtra;
+  };
+
   const decide = (request: CorsRequest, extra?: VerdictSource | null, opts: NormalizedCorsOptions = options): CorsDecision | Promise<CorsDecision> => {
-    const finish = (verdict: Verdict): CorsDecision => ({ verdict, plan: planCors(request, verdict, opts) });
     // The API's own page (a fact no page can forge) needs no CORS, whatever the sources say.
-    if (request.secFetchSite === 'same-origin') return finish(sameOriginVerdict(request));
+    if (request.secFetchSite === 'same-origin') return decision(request, sameOriginVerdict(request), opts);
     // The `any-origin` mode: nothing was checked but the presence of an Origin, and the verdict says so.
     if (mode === 'any-origin') {
       const origin = request.origin;
-      if (typeof origin === 'string' && origin !== '') return finish({ allowed: true, origin, via: 'any', reason: 'any-origin' });
-      return finish({ allowed: false, origin: null, reason: 'missing', detail: 'no Origin header' });
+      if (typeof origin === 'string' && origin !== '') return decision(request, { allowed: true, origin, via: 'any', reason: 'any-origin' }, opts);
+      return decision(request, { allowed: false, origin: null, reason: 'missing', detail: 'no Origin header' }, opts);
     }
-    const verdict = firstAllowingVerdict(extra ? [...configured, extra] : configured, request.origin, verifyContextOf(request, opts));
-    return isThenable(verdict) ? Promise.resolve(verdict).then(finish) : finish(verdict);
+    const verdict = firstAllowingVerdict(extra ? sourcesWith(extra) : configured, request.origin, verifyContextOf(request, opts));
+    return isThenable(verdict) ? Promise.resolve(verdict).then((settled) => decision(request, settled, opts)) : decision(request, verdict, opts);
   };
 
   return { mode, verifier, options, decide, guardOriginFunction: (probe, credentials = options.credentials) => guardOriginFunction(probe, credentials) };
