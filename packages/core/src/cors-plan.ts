@@ -321,9 +321,7 @@ function allowedPlan(
   preflight: boolean,
   vary: readonly string[],
 ): CorsPlan {
-  if ((origin !== null && !isHeaderValue(origin)) || (sourceOrigin !== undefined && !isHeaderValue(sourceOrigin))) {
-    return denial('malformed', options, preflight, vary);
-  }
+  if (origin !== null && !isHeaderValue(origin)) return denial('malformed', options, preflight, vary);
   const constants = constantsOf(options);
   const headers: HeaderPair[] = [];
   if (origin !== null) {
@@ -331,7 +329,11 @@ function allowedPlan(
     if (options.credentials) headers.push(ALLOW_CREDENTIALS);
   }
   if (!preflight) {
-    if (sourceOrigin !== undefined) headers.push([AMP_SOURCE_ORIGIN_HEADER, sourceOrigin]);
+    // (A preflight never carries the source origin: it is checked only where it is sent.)
+    if (sourceOrigin !== undefined) {
+      if (!isHeaderValue(sourceOrigin)) return denial('malformed', options, false, vary);
+      headers.push([AMP_SOURCE_ORIGIN_HEADER, sourceOrigin]);
+    }
     if (origin !== null) {
       if (!constants.actualValid) return denial('malformed', options, false, vary);
       headers.push(sourceOrigin !== undefined ? constants.exposeWithSource : constants.expose);
