@@ -26,6 +26,8 @@ export default defineConfig({
   root: here('../..'),
   resolve: {
     alias: [
+      // Core's subpath entries (`@ampcors/core/adapter`, …) are files of its src/; matched before the package itself.
+      { find: /^@ampcors\/core\/([a-z-]+)$/, replacement: `${here('../../packages/core/src/')}$1.ts` },
       { find: '@ampcors/core', replacement: here('../../packages/core/src/index.ts') },
       { find: /^fast-check$/, replacement: here('./fast-check-capped.ts') },
     ],
