@@ -5,15 +5,32 @@
  * @example appendVary('Accept-Encoding', ['Origin']) // 'Accept-Encoding, Origin'
  */
 export function appendVary(existing: string | readonly string[] | number | null | undefined, names: readonly string[]): string {
-  // Fast path, the usual case: no Vary yet and one name, or two that differ.
-  if ((existing === undefined || existing === null || existing === '') && names.length <= 2) {
+  const none = existing === undefined || existing === null || existing === '';
+  // Fastest path, the usual case: no Vary yet and a frozen list (a plan's lists are shared and frozen): joined once.
+  if (none && Object.isFrozen(names)) {
+    let joined = joinedLists.get(names);
+    if (joined === undefined) {
+      joined = appendNames('', names);
+      joinedLists.set(names, joined);
+    }
+    return joined;
+  }
+  // Fast path: no Vary yet and one name, or two that differ.
+  if (none && names.length <= 2) {
     const [first, second] = names;
     if (second === undefined) return first === undefined || first.trim() === '' ? '' : first.trim();
     if (first !== undefined && first.trim() !== '' && second.trim() !== '' && first.trim().toLowerCase() !== second.trim().toLowerCase()) {
       return `${first.trim()}, ${second.trim()}`;
     }
   }
-  const current = existing === undefined || existing === null ? '' : Array.isArray(existing) ? existing.join(', ') : String(existing);
+  return appendNames(existing === undefined || existing === null ? '' : Array.isArray(existing) ? existing.join(', ') : String(existing), names);
+}
+
+/** The `Vary` value of each frozen name list, when there is no `Vary` yet (names cannot change: the list is frozen). */
+const joinedLists = new WeakMap<readonly string[], string>();
+
+/** {@link appendVary} of a `Vary` value given as one string. */
+function appendNames(current: string, names: readonly string[]): string {
   const present = current
     .split(',')
     .map((name) => name.trim())

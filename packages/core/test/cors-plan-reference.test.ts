@@ -9,7 +9,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '@ampcors/core';
-import { type CorsPlan, type CorsRequest, type NormalizedCorsOptions, normalizeCorsOptions, planCors, reflectableHeaders } from '@ampcors/core/adapter';
+import {
+  appendVary,
+  type CorsPlan,
+  type CorsRequest,
+  type NormalizedCorsOptions,
+  normalizeCorsOptions,
+  planCors,
+  reflectableHeaders,
+} from '@ampcors/core/adapter';
 import { emailSenderOf } from '../src/amp-email.js';
 
 // ---------------------------------------------------------------------------
@@ -263,5 +271,22 @@ describe('shared header pairs cannot carry one request into the next', () => {
         expect(plan.body).toContain('malformed');
       }
     }
+  });
+});
+
+describe('Vary of a frozen name list, joined once', () => {
+  it('equals the Vary of the same names in a list that is not frozen, however often asked', () => {
+    const name = fc.constantFrom('Origin', 'origin', ' Origin ', '', ' ', '*', 'Access-Control-Request-Headers', 'AMP-Email-Sender');
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 4 }), fc.constantFrom(undefined, null, ''), (names, existing) => {
+        const frozen = Object.freeze([...names]);
+        const expected = appendVary(existing, [...names]);
+        expect(appendVary(existing, frozen)).toBe(expected);
+        expect(appendVary(existing, frozen)).toBe(expected);
+        // An existing Vary is never skipped by the frozen path.
+        expect(appendVary('Accept-Encoding', frozen)).toBe(appendVary('Accept-Encoding', [...names]));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
