@@ -119,6 +119,12 @@ export interface OriginTable<T> {
   recall(origin: string): T | undefined;
   /** The value for an origin, from the indexes alone (remembered when found): what `get` asks when `recall` answers nothing. */
   find(origin: string): T | undefined;
+  /**
+   * {@link OriginTable.find} of a plain cache origin that plainCacheOriginOf (cache-origin.ts) read
+   * as `cache` and `prefix`, with the FNV-1a hash of the prefix it made in the same scan: nothing
+   * parsed or hashed again.
+   */
+  findPlain(origin: string, prefix: string, cache: AmpCache, fnv: number): T | undefined;
   /** Number of accepted cache origins. */
   readonly size: number;
   /** Every accepted cache origin with its value. */
@@ -218,6 +224,11 @@ export function buildOriginTable<T>(
     },
     recall: (origin) => (typeof origin !== 'string' || origin.length > maxOriginLength ? undefined : memo.get(origin)),
     find: (origin) => (typeof origin !== 'string' || origin.length > maxOriginLength ? undefined : lookup(origin)),
+    findPlain: (origin, prefix, cache, fnv) => {
+      // A plain prefix has a `-` (or is too short to be hashed: 52 characters without one): a readable one.
+      const packed = isHashedPrefix(prefix) ? hashes.find(prefix) : readable.findHashed(prefix, mixHash(fnv));
+      return packed === undefined ? undefined : memo.set(origin, valueOf(origin, prefix, packed, cache));
+    },
     get size() {
       hashedCount ??= hashes.count();
       return (readable.size + hashedCount) * index.unique.length;
@@ -239,6 +250,8 @@ export function buildOriginTable<T>(
 interface ReadableIndex {
   /** The packing (domain index × FORM_SLOTS + form code) of an accepted readable prefix, if it is one. */
   find(prefix: string): number | undefined;
+  /** {@link ReadableIndex.find} of a prefix whose {@link stringHash} is `hash`, already known. */
+  findHashed(prefix: string, hash: number): number | undefined;
   /** Number of accepted readable prefixes. */
   readonly size: number;
   /** Every accepted readable prefix with its packing (tools and tests). */
@@ -251,7 +264,14 @@ const READABLE_SLOTS = 4;
 /** An unsigned 32-bit hash of a string's code units (FNV-1a, then MurmurHash3's finalizer to spread the low bits); exported for the tests, which look for colliding prefixes. */
 export function stringHash(text: string): number {
   let hash = 0x811c9dc5;
+  // Twin of plainCacheOriginOf's FNV-1a (cache-origin.ts), whose hash mixHash finishes: keep in step.
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return mixHash(hash);
+}
+
+/** The end of {@link stringHash}: MurmurHash3's finalizer applied to a string's FNV-1a hash. */
+export function mixHash(fnv: number): number {
+  let hash = fnv;
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
@@ -285,12 +305,20 @@ function buildReadableIndex(domains: readonly string[], covered: (domain: string
   const named = new Map<string, number>();
   const formAt = (entry: number): PrefixFormEntry =>
     readablePrefixForms(domains[Math.floor(entry / READABLE_SLOTS)] as string)[entry % READABLE_SLOTS] as PrefixFormEntry;
+  // The form that slotOf last confirmed (read by find: the form is made once a request).
+  let confirmed: PrefixFormEntry | undefined;
   // The slot holding `prefix` (whose hash is `hash`), or the empty slot where it would go.
   const slotOf = (prefix: string, hash: number): number => {
     const mask = capacity - 1;
     for (let k = hash & mask; ; k = (k + 1) & mask) {
       const entry = table[2 * k + 1] as number;
-      if (entry === 0 || (table[2 * k] === hash && formAt(entry - 1).prefix === prefix)) return k;
+      if (entry === 0) return k;
+      if (table[2 * k] !== hash) continue;
+      const form = formAt(entry - 1);
+      if (form.prefix === prefix) {
+        confirmed = form;
+        return k;
+      }
     }
   };
   const grow = (): void => {
@@ -327,8 +355,13 @@ function buildReadableIndex(domains: readonly string[], covered: (domain: string
   const packingOf = (entry: number): number => Math.floor(entry / READABLE_SLOTS) * FORM_SLOTS + FORM_CODE[formAt(entry).form];
   return {
     find(prefix) {
-      const entry = table[2 * slotOf(prefix, stringHash(prefix)) + 1] as number;
-      return entry === 0 ? named.get(prefix) : packingOf(entry - 1);
+      return this.findHashed(prefix, stringHash(prefix));
+    },
+    findHashed(prefix, hash) {
+      const entry = table[2 * slotOf(prefix, hash) + 1] as number;
+      // (Hashing the prefix for the map only when it holds something.)
+      if (entry === 0) return named.size === 0 ? undefined : named.get(prefix);
+      return Math.floor((entry - 1) / READABLE_SLOTS) * FORM_SLOTS + FORM_CODE[(confirmed as PrefixFormEntry).form];
     },
     get size() {
       return used + named.size;

@@ -91,7 +91,7 @@ export interface PlainCacheOrigin {
   readonly cache: AmpCache;
   /** The domain prefix: one label of `a`–`z`, `0`–`9` and inner `-`, at most 63 octets. */
   readonly prefix: string;
-  /** A 32-bit FNV-1a hash of the prefix, made in the scan that recognized it (the verifier's memo slot): not for security. */
+  /** The 32-bit FNV-1a hash of the prefix, made in the scan that recognized it (the table's and the verifier's memo slot): not for security. */
   readonly hash: number;
 }
 
@@ -123,6 +123,7 @@ export function plainCacheOriginOf(origin: string, index: CacheIndex): PlainCach
     const alnum = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
     // Inner hyphens only (origin-header.ts's HOST_NAME: no label starts or ends with '-').
     if (!alnum && (c !== 45 || i === 8 || i === dot - 1)) return undefined;
+    // Twin of stringHash's FNV-1a (allow-set.ts): keep in step.
     hash = Math.imul(hash ^ c, 0x01000193);
   }
   return { cache, prefix: origin.slice(8, dot), hash: hash >>> 0 };

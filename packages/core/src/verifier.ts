@@ -307,22 +307,17 @@ export function buildVerifier(config: VerifierConfig): Verifier {
     // 2. Fast path: the exact bytes of a recently accepted origin, its verdict made once.
     const recalled = table.recall(origin);
     if (recalled !== undefined) return withSource(recalled.verdict, context);
-    // A plain readable cache origin's claimants are found in one scan (a plain ASCII prefix has one,
-    // its one reading; prefix-claimants.ts). The table holds a readable prefix only as a form of
-    // one of its claimants (SPEC §6): when none is an exact publisher domain, the table is not
-    // searched (its answer is known: no).
     const plain = plainCacheOriginOf(origin, cacheIndex);
-    // 4, recent: a plain cache origin judged lately, in its slot of a direct-mapped memo (the whole
-    // origin compared: a slot shared by two origins only costs a judging again).
+    // 4, recent: a plain cache origin judged lately (outside the table, which never changes), in its
+    // slot of a direct-mapped memo (the whole origin compared: a slot shared by two origins only
+    // costs a judging again).
     const slot = plain === undefined ? -1 : (plain.hash ^ plain.cache.cacheDomain.length) & (PLAIN_MEMO_SLOTS - 1);
     if (slot >= 0 && plainMemoOrigins[slot] === origin) {
       const recent = plainMemoVerdicts[slot] as Verdict;
       return recent.allowed ? withSource(recent, context) : recent;
     }
-    const reading = plain === undefined ? undefined : plainAsciiReading(plain.prefix);
-    const claimants: readonly PrefixClaimant[] | undefined =
-      plain === undefined ? undefined : reading !== undefined ? [{ publisherDomain: reading, form: 'spec' }] : plainPrefixClaimants(plain.prefix);
-    const known = claimants !== undefined && !anyExact(claimants) ? undefined : table.find(origin);
+    // 2, searched: the table's indexes (for a plain origin, with the prefix and hash read above).
+    const known = plain === undefined ? table.find(origin) : table.findPlain(origin, plain.prefix, plain.cache, plain.hash);
     if (known !== undefined) return withSource(known.verdict, context);
     // A plain readable cache origin (one label of letters, digits and inner hyphens: canonical by
     // construction) is a publisher origin only if `origins` lists it (no publisher rule lies at or
@@ -332,8 +327,11 @@ export function buildVerifier(config: VerifierConfig): Verifier {
         ? (publisherVerdicts.get(origin) ?? publisherVerdicts.set(origin, publisherVerdict(origin)))
         : undefined;
     if (publisher !== undefined) return withSource(publisher, context);
-    // 4, fast: when its prefix is plain too, with the claimants found above: judged without
-    // parsing, a reading list or a memo (judging costs about what remembering would).
+    // 4, fast: when its prefix is plain too, its claimants are found in one scan (a plain ASCII
+    // prefix has one, its one reading): judged without parsing or a reading list.
+    const reading = plain === undefined ? undefined : plainAsciiReading(plain.prefix);
+    const claimants: readonly PrefixClaimant[] | undefined =
+      plain === undefined ? undefined : reading !== undefined ? [{ publisherDomain: reading, form: 'spec' }] : plainPrefixClaimants(plain.prefix);
     if (plain !== undefined && claimants !== undefined) {
       const verdict = judgePlainCacheOrigin(origin, plain.cache, plain.prefix, claimants);
       // Kept on second sight only: a verdict kept costs the garbage collector more than judging (it outlives
@@ -371,10 +369,6 @@ export function buildVerifier(config: VerifierConfig): Verifier {
   const plainMemoSeen = new Uint32Array(PLAIN_MEMO_SLOTS);
   const plainMemoOrigins: (string | undefined)[] = new Array<string | undefined>(PLAIN_MEMO_SLOTS).fill(undefined);
   const plainMemoVerdicts: (Verdict | undefined)[] = new Array<Verdict | undefined>(PLAIN_MEMO_SLOTS).fill(undefined);
-  const anyExact = (claimants: readonly PrefixClaimant[]): boolean => {
-    for (let i = 0; i < claimants.length; i++) if (rules.exact.has((claimants[i] as PrefixClaimant).publisherDomain)) return true;
-    return false;
-  };
   // The verdicts of recent cache origins outside the table (a wildcard rule's, an unknown publisher's, …), shared and frozen.
   const cacheVerdicts = createRecentMemo<Verdict>(CACHE_MEMO_GENERATION_SIZE);
   // Twin of judgeCacheOrigin's readable branch for a prefix whose claimants are all known (plainPrefixClaimants): keep in step.
@@ -383,9 +377,11 @@ export function buildVerifier(config: VerifierConfig): Verifier {
     for (let i = 0; i < claimants.length; i++) {
       const claimant = claimants[i] as PrefixClaimant;
       const publisherDomain = claimant.publisherDomain;
-      // matchesPublisher, its wildcard half kept for the covering claimant below.
+      // matchesPublisher, its wildcard half kept for the covering claimant below. A sole claimant
+      // is not looked up among the exact domains: one that is has this prefix in the table, searched
+      // before (SPEC §6: no other claimant to refuse it), so only a wildcard can cover it here.
       const base = wildcardBaseOf(publisherDomain, rules);
-      if (base === undefined && !rules.exact.has(publisherDomain)) {
+      if (base === undefined && (claimants.length === 1 || !rules.exact.has(publisherDomain))) {
         const detail =
           i > 0
             ? `${prefix} is also the prefix of ${publisherDomain} (${claimant.form} algorithm), which is not a configured publisher`

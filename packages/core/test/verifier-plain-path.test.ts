@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { getDomain } from 'tldts';
 import { describe, expect, it } from 'vitest';
+import { mixHash, stringHash } from '../src/allow-set.js';
 import { cacheIndexOf, plainCacheOriginOf } from '../src/cache-origin.js';
 import { matchesPublisher, parsePublisherRules } from '../src/publisher-rules.js';
 import { plainAsciiReading, plainPrefixClaimants, searchReadings } from '../src/prefix-claimants.js';
@@ -95,6 +96,29 @@ describe('plain cache origins: the table skipped when no claimant is an exact do
     }
     const both = createVerifier({ publishers: ['xn--a-rga.de', 'xn-a.de.gqa'] });
     expect(both.verify(origin)).toMatchObject({ allowed: true, reason: 'cache-origin' });
+  });
+});
+
+describe('the prefix hash made while recognizing a plain origin (twin of stringHash)', () => {
+  it('finishes to the hash the readable index was built with, so an accepted origin is always found', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/), (prefix) => {
+        const plain = plainCacheOriginOf(onGoogle(prefix), INDEX);
+        expect(plain?.prefix).toBe(prefix);
+        expect(mixHash(plain?.hash ?? 0)).toBe(stringHash(prefix));
+      }),
+      { numRuns: 2000 },
+    );
+    // From the attacker's side: every readable form of a configured domain is allowed on first sight, on every cache.
+    const domains = ['example.com', 'en-us.example.net', 'a--b.example.org', 'xn--bcher-kva.example', 'www.example.co.uk'];
+    for (const domain of domains) {
+      for (const { prefix } of prefixForms(domain)) {
+        for (const cache of CACHES) {
+          const origin = `https://${prefix}.${cache.cacheDomain}`;
+          expect(createVerifier({ publishers: [domain] }).verify(origin), origin).toMatchObject({ allowed: true, publisherDomain: domain });
+        }
+      }
+    }
   });
 });
 
