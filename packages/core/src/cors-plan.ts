@@ -60,17 +60,16 @@ const MAX_REFLECTED_HEADERS_LENGTH = 2048;
 /**
  * True for a header value every runtime accepts: Node's `validateHeaderValue`
  * and undici's `Headers` refuse CR, LF, NUL and (undici) anything above
- * U+00FF; a plan allows only visible ASCII, space and tab (issue #14). One
- * pass over the characters, no regular expression.
+ * U+00FF; a plan allows only visible ASCII, space and tab (issue #14). A
+ * search for the first other character (about half the time of a loop over
+ * the characters in JavaScript for an origin).
  */
 function isHeaderValue(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code > 0x7e || (code < 0x20 && code !== 0x09)) return false;
-  }
-  return true;
+  return typeof value === 'string' && !NOT_HEADER_VALUE.test(value);
 }
+
+/** Any character outside visible ASCII, space and tab. */
+const NOT_HEADER_VALUE = /[^\t\x20-\x7e]/;
 
 /** True for `OPTIONS` in any case (the usual upper-case spelling compared first, without a copy). */
 function isOptionsMethod(method: string): boolean {
@@ -323,24 +322,23 @@ function allowedPlan(
 ): CorsPlan {
   if (origin !== null && !isHeaderValue(origin)) return denial('malformed', options, preflight, vary);
   const constants = constantsOf(options);
-  const headers: HeaderPair[] = [];
-  if (origin !== null) {
-    headers.push(['Access-Control-Allow-Origin', origin]);
-    if (options.credentials) headers.push(ALLOW_CREDENTIALS);
-  }
+  // (Arrays written whole where their length is known: no growing them per request.)
+  const allow: HeaderPair | null = origin === null ? null : ['Access-Control-Allow-Origin', origin];
   if (!preflight) {
     // (A preflight never carries the source origin: it is checked only where it is sent.)
-    if (sourceOrigin !== undefined) {
-      if (!isHeaderValue(sourceOrigin)) return denial('malformed', options, false, vary);
-      headers.push([AMP_SOURCE_ORIGIN_HEADER, sourceOrigin]);
-    }
-    if (origin !== null) {
-      if (!constants.actualValid) return denial('malformed', options, false, vary);
-      headers.push(sourceOrigin !== undefined ? constants.exposeWithSource : constants.expose);
-    }
-    return pass('actual', headers, vary);
+    if (sourceOrigin !== undefined && !isHeaderValue(sourceOrigin)) return denial('malformed', options, false, vary);
+    const source: HeaderPair | null = sourceOrigin === undefined ? null : [AMP_SOURCE_ORIGIN_HEADER, sourceOrigin];
+    if (allow === null) return pass('actual', source === null ? [] : [source], vary);
+    if (!constants.actualValid) return denial('malformed', options, false, vary);
+    if (source === null) return pass('actual', options.credentials ? [allow, ALLOW_CREDENTIALS, constants.expose] : [allow, constants.expose], vary);
+    return pass(
+      'actual',
+      options.credentials ? [allow, ALLOW_CREDENTIALS, source, constants.exposeWithSource] : [allow, source, constants.exposeWithSource],
+      vary,
+    );
   }
   if (!constants.preflightValid) return denial('malformed', options, true, vary);
+  const headers: HeaderPair[] = allow === null ? [] : options.credentials ? [allow, ALLOW_CREDENTIALS] : [allow];
   preflightHeaders(headers, request, constants);
   if (options.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(ALLOW_PRIVATE_NETWORK);
   return options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary);
