@@ -29,7 +29,7 @@ import type { VerdictSource } from './cors-policy.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
 import { isThenable } from './request-facts.js';
 import type { AmpCache } from './caches.js';
-import { createVerifier, type Verdict, type Verifier, type VerifyContext } from './verifier.js';
+import { buildVerifier, type Verdict, type Verifier, type VerifyContext } from './verifier.js';
 
 /** What the `allowSet` option accepts: a compiled file's bytes (`Uint8Array`, a Node `Buffer`, an `ArrayBuffer`) or a loaded set. */
 export type AllowSetOption = Uint8Array | ArrayBuffer | CompactAllowSet;
@@ -175,8 +175,9 @@ export function verdictSourcesOf(
     if (given.legacyCacheOrigins !== undefined && typeof given.legacyCacheOrigins !== 'boolean')
       problems.add('invalid-option', 'legacyCacheOrigins must be true or false');
     rules =
+      // The policy has checked the keys (and says once when a list is empty): the values are checked here.
       problems.attempt(() =>
-        createVerifier({
+        buildVerifier({
           publishers: given.publishers ?? [],
           ...(given.origins !== undefined && { origins: given.origins }),
           ...(given.caches !== undefined && { caches: given.caches }),

@@ -1,5 +1,6 @@
 // fast-check generators of publisher domains shared by the core property tests.
 import fc from 'fast-check';
+import { getDomain } from 'tldts';
 import { canonicalDomain } from '../src/index.js';
 
 const ASCII = 'abcdefghijklmnopqrstuvwxyz0123456789'.split('');
@@ -40,4 +41,5 @@ export const publisherDomain = fc
       return undefined;
     }
   })
-  .filter((d): d is string => d !== undefined);
+  // A registrable domain only (`in.net` is a private suffix, which createVerifier refuses).
+  .filter((d): d is string => d !== undefined && getDomain(d, { allowPrivateDomains: true }) !== null);
