@@ -45,7 +45,31 @@ export {
 } from './legacy-origin-option.js';
 export { fetchRequestFacts, type HeaderLookup, isThenable, nodeHeader, type NodeHeaders, nodeRequestFacts, requestFacts } from './request-facts.js';
 export { askOriginCallback, type OriginCallbackAnswer } from './origin-callback.js';
-export { createFetchCorsPolicy, createHonoCorsPolicy, HONO_CORS_METHODS, HONO_CORS_NAMES, type HonoContexts, type HonoCorsOptions, type HonoCorsPolicy, type HonoMethodsFunction, type HonoOriginFunction } from './drop-in-hono-cors.js';
+export {
+  createFetchCorsPolicy,
+  createHonoCorsPolicy,
+  HONO_CORS_METHODS,
+  HONO_CORS_NAMES,
+  type HonoContexts,
+  type HonoCorsOptions,
+  type HonoCorsPolicy,
+  type HonoMethodsFunction,
+  type HonoOriginFunction,
+} from './drop-in-hono-cors.js';
 export { type KoaCorsContext, type KoaCorsOptions, type KoaCorsOriginFunction, type KoaCorsPolicy, createKoaCorsPolicy } from './drop-in-koa-cors.js';
-export { createFastifyCorsPolicy, type FastifyCorsOptions, type FastifyCorsOriginFunction, type FastifyCorsPolicy, type FastifyCorsOwnAnswer, type FastifyCorsRequest } from './drop-in-fastify-cors.js';
-export { type CorsPackageDelegate, type CorsPackageOptions, type CorsPackageOriginCallback, type CorsPackagePolicy, corsPackagePolicies, createCorsPackagePolicy } from './drop-in-cors.js';
+export {
+  createFastifyCorsPolicy,
+  type FastifyCorsOptions,
+  type FastifyCorsOriginFunction,
+  type FastifyCorsPolicy,
+  type FastifyCorsOwnAnswer,
+  type FastifyCorsRequest,
+} from './drop-in-fastify-cors.js';
+export {
+  type CorsPackageDelegate,
+  type CorsPackageOptions,
+  type CorsPackageOriginCallback,
+  type CorsPackagePolicy,
+  corsPackagePolicies,
+  createCorsPackagePolicy,
+} from './drop-in-cors.js';
