@@ -22,6 +22,8 @@ export {
   AMP_SOURCE_ORIGIN_HEADER,
   appendVary,
   type CorsPlan,
+  type EndPlan,
+  type PassPlan,
   type CorsRequest,
   isPreflight,
   normalizeCorsOptions,

@@ -28,19 +28,8 @@ export interface CorsRequest {
   readonly secFetchSite?: string | null;
 }
 
-/** How an adapter must answer: the same plan in every adapter, so they cannot drift apart. */
-export interface CorsPlan {
-  /** `preflight`: a CORS preflight; `actual`: any other request; `reject`: a denied request stopped here. */
-  readonly kind: 'preflight' | 'actual' | 'reject';
-  /**
-   * True when the adapter must end the response itself with {@link status}
-   * and {@link body}; false when it must set the headers and run the handler.
-   */
-  readonly handled: boolean;
-  /** The status to end with, when `handled`. */
-  readonly status: number;
-  /** The body to end with, when `handled` (empty for a preflight). */
-  readonly body: string;
+/** What every plan holds (see {@link CorsPlan}): one plan in every adapter, so they cannot drift apart. */
+interface PlanParts {
   /**
    * Headers to set, replacing any of the same name (never `Vary`). Every
    * value is visible ASCII, space or tab, so that no runtime refuses it.
@@ -51,6 +40,33 @@ export interface CorsPlan {
   /** The AMP for Email sender that was recognized, if the request is an AMP for Email request. */
   readonly email?: EmailSender;
 }
+
+/** A plan the adapter ends itself: a preflight's answer or a denial, with {@link EndPlan.status} and {@link EndPlan.body}. */
+export interface EndPlan extends PlanParts {
+  /** `preflight`: a CORS preflight answered here; `reject`: a denied request stopped here. */
+  readonly kind: 'preflight' | 'reject';
+  /** The adapter ends the response itself. */
+  readonly handled: true;
+  /** The status to end with. */
+  readonly status: number;
+  /** The body to end with (empty for a preflight). */
+  readonly body: string;
+}
+
+/** A plan the adapter passes on: set the headers, then run the handler (its status and body are the handler's). */
+export interface PassPlan extends PlanParts {
+  /** `actual`: any request but a preflight; `preflight`: a preflight passed on (`preflightContinue`). */
+  readonly kind: 'preflight' | 'actual';
+  /** The handler runs. */
+  readonly handled: false;
+  /** Always 0: nothing to end with (kept so that every plan has one shape). */
+  readonly status: 0;
+  /** Always empty (kept so that every plan has one shape). */
+  readonly body: '';
+}
+
+/** How an adapter must answer, the same in every adapter: `handled` tells an {@link EndPlan} from a {@link PassPlan}. */
+export type CorsPlan = EndPlan | PassPlan;
 
 /** The legacy response header answering `__amp_source_origin`. */
 export const AMP_SOURCE_ORIGIN_HEADER = 'AMP-Access-Control-Allow-Source-Origin';

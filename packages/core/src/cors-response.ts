@@ -11,7 +11,16 @@
 export { type AmpEmailOptions, type EmailSender, verifyContextOf } from './amp-email.js';
 export { AMP_REDIRECT_TO, ampRedirectTo } from './amp-redirect-to.js';
 export { type CorsOptions, DEFAULT_METHODS, type NormalizedCorsOptions, normalizeCorsOptions, type OnDenied } from './cors-options.js';
-export { AMP_SOURCE_ORIGIN_HEADER, type CorsPlan, type CorsRequest, isPreflight, planCors, reflectableHeaders } from './cors-plan.js';
+export {
+  AMP_SOURCE_ORIGIN_HEADER,
+  type CorsPlan,
+  type CorsRequest,
+  type EndPlan,
+  type PassPlan,
+  isPreflight,
+  planCors,
+  reflectableHeaders,
+} from './cors-plan.js';
 export { DEFAULT_EMAIL_CLIENT_ORIGINS } from './email-clients.js';
 export { sourceOriginOfUrl } from './source-origin.js';
 export { appendVary } from './vary.js';

@@ -46,14 +46,9 @@ const preflightOf = (request: CorsRequest, o: NormalizedCorsOptions) =>
   o.everyOptionsIsPreflight === true ? isOptions(request) : isOptions(request) && !!request.origin && !!request.requestMethod;
 
 function referencePlan(request: CorsRequest, verdict: Verdict, o: NormalizedCorsOptions): CorsPlan {
-  const plan = (kind: CorsPlan['kind'], handled: boolean, status: number, headers: Pair[], vary: readonly string[], body = ''): CorsPlan => ({
-    kind,
-    handled,
-    status,
-    body,
-    headers,
-    vary,
-  });
+  // The reference builds plans field by field; the type's union (EndPlan | PassPlan) is what planCors must honour.
+  const plan = (kind: CorsPlan['kind'], handled: boolean, status: number, headers: Pair[], vary: readonly string[], body = ''): CorsPlan =>
+    ({ kind, handled, status, body, headers, vary }) as CorsPlan;
   const pass = (kind: 'actual' | 'preflight', headers: Pair[], vary: readonly string[]) => plan(kind, false, 0, headers, vary);
   const end = (headers: Pair[], vary: readonly string[]) => plan('preflight', true, o.preflightStatus, headers, vary);
   const denial = (reason: string, preflight: boolean, vary: readonly string[]): CorsPlan => {
@@ -67,7 +62,8 @@ function referencePlan(request: CorsRequest, verdict: Verdict, o: NormalizedCors
   const preflightPart = (headers: Pair[]) => {
     if (o.methods !== '') headers.push(['Access-Control-Allow-Methods', o.methods]);
     const names = o.allowedHeaders ?? referenceReflectable(request.requestHeaders);
-    if (names !== null && names.length > 0) headers.push(['Access-Control-Allow-Headers', names.join(o.allowedHeaders === null ? ', ' : (o.allowedHeadersSeparator ?? ', '))]);
+    if (names !== null && names.length > 0)
+      headers.push(['Access-Control-Allow-Headers', names.join(o.allowedHeaders === null ? ', ' : (o.allowedHeadersSeparator ?? ', '))]);
     if (o.maxAge !== null) headers.push(['Access-Control-Max-Age', String(o.maxAge)]);
   };
   const finish = (headers: Pair[], vary: readonly string[]) => checked(o.preflightContinue ? pass('preflight', headers, vary) : end(headers, vary), true);
@@ -79,7 +75,10 @@ function referencePlan(request: CorsRequest, verdict: Verdict, o: NormalizedCors
     }
     preflightPart(headers);
     const reflect = o.allowedHeaders === null;
-    return finish(headers, o.alwaysVaryOrigin === true ? (reflect ? ['Origin', 'Access-Control-Request-Headers'] : ['Origin']) : reflect ? ['Access-Control-Request-Headers'] : []);
+    return finish(
+      headers,
+      o.alwaysVaryOrigin === true ? (reflect ? ['Origin', 'Access-Control-Request-Headers'] : ['Origin']) : reflect ? ['Access-Control-Request-Headers'] : [],
+    );
   };
   const allowed = (origin: string | null, source: string | undefined, preflight: boolean, vary: readonly string[]): CorsPlan => {
     const headers: Pair[] = [];
@@ -105,7 +104,8 @@ function referencePlan(request: CorsRequest, verdict: Verdict, o: NormalizedCors
 
   if (o.anyOrigin === true) return anyOrigin();
   const email = o.emailSenders !== null;
-  if (verdict.allowed && verdict.via === 'same-origin' && verdict.origin !== null) return pass('actual', [], email ? ['Origin', 'AMP-Email-Sender'] : ['Origin']);
+  if (verdict.allowed && verdict.via === 'same-origin' && verdict.origin !== null)
+    return pass('actual', [], email ? ['Origin', 'AMP-Email-Sender'] : ['Origin']);
   const preflight = preflightOf(request, o);
   const sender = !email || preflight ? undefined : emailSenderOf(request, o);
   const vary = [...['Origin'], ...(preflight ? ['Access-Control-Request-Headers'] : []), ...(email ? ['AMP-Email-Sender'] : [])];
@@ -134,9 +134,9 @@ const headerName = fc.constantFrom('content-type', 'X-Requested-With', '*', 'AMP
 const gap = fc.constantFrom('', ' ', '  ', '\t', '\u00a0', '\u2028', '\n');
 const requestHeaders = fc.oneof(
   fc.constant(null),
-  fc.array(fc.tuple(gap, headerName, gap), { maxLength: 5 }).chain((items) =>
-    fc.constantFrom(', ', ',', ' , ', ',,').map((sep) => items.map(([a, name, b]) => `${a}${name}${b}`).join(sep)),
-  ),
+  fc
+    .array(fc.tuple(gap, headerName, gap), { maxLength: 5 })
+    .chain((items) => fc.constantFrom(', ', ',', ' , ', ',,').map((sep) => items.map(([a, name, b]) => `${a}${name}${b}`).join(sep))),
   fc.string({ maxLength: 20 }),
   fc.constant(`${'x-long-header-name, '.repeat(110)}x`),
 );
@@ -156,7 +156,11 @@ const verdictFor = (r: CorsRequest): fc.Arbitrary<Verdict> =>
   fc.oneof(
     fc.record({
       allowed: fc.constant(true as const),
-      origin: fc.oneof(fc.constant(typeof r.origin === 'string' ? r.origin : null), fc.constant(null), originValue.map((o) => o ?? null)),
+      origin: fc.oneof(
+        fc.constant(typeof r.origin === 'string' ? r.origin : null),
+        fc.constant(null),
+        originValue.map((o) => o ?? null),
+      ),
       via: fc.constantFrom('cache', 'publisher', 'same-origin', 'any'),
       reason: fc.constant('cache-origin'),
       sourceOrigin: fc.constantFrom(undefined, 'https://example.com', 'https://x.example\r\nA: b', 'https://é.example'),
