@@ -2,6 +2,8 @@ import { MAX_ORIGIN_LENGTH } from './origin-header.js';
 
 /** The legacy query parameter the AMP runtime appends to every request (SPEC §7). */
 const SOURCE_PARAM = '__amp_source_origin';
+/** The parameter's name and its '='. */
+const SOURCE_PAIR = `${SOURCE_PARAM}=`;
 
 const AMPERSAND = 0x26;
 const EQUALS = 0x3d;
@@ -30,6 +32,11 @@ export function sourceOriginOfUrl(url: string): string | null {
   if (!url.includes(SOURCE_PARAM, query) && !url.includes('%', query)) return null;
   let end = url.indexOf('#', query + 1);
   if (end < 0) end = url.length;
+  // One pair only (no '&' in the query) that starts with the name and '=': its value, with native searches only.
+  if (url.startsWith(SOURCE_PAIR, query + 1)) {
+    const amp = url.indexOf('&', query + 1);
+    if (amp < 0 || amp > end) return decodedValue(url.slice(query + 1 + SOURCE_PAIR.length, end));
+  }
   let raw: string | null = null; // the value, or the values joined with ','
   let start = query + 1; // the current pair's first character
   let eq = -1; // its first '=', or -1
@@ -53,7 +60,26 @@ export function sourceOriginOfUrl(url: string): string | null {
   // Decoding the values joined with ',' equals joining the decoded values:
   // an escape never spans the ',', and an ASCII byte ends any incomplete
   // UTF-8 sequence with the same U+FFFD as the end of the input does.
-  return raw === null ? null : decodeFormComponent(raw);
+  return raw === null ? null : decodedValue(raw);
+}
+
+/** Longest value whose decoding is remembered (a longer one is decoded each time). */
+const MAX_REMEMBERED_LENGTH = 256;
+/** How many decodings are remembered before the memo starts again. */
+const MAX_REMEMBERED = 1024;
+/** Recent escaped values and their decodings (one publisher's pages send a handful); flat strings, hashed once. */
+const recentValues = new Map<string, string>();
+
+/** {@link decodeFormComponent} of `raw`, remembered while recent when it has escapes and is short. */
+function decodedValue(raw: string): string {
+  if (raw.length > MAX_REMEMBERED_LENGTH || (!raw.includes('%') && !raw.includes('+'))) return decodeFormComponent(raw);
+  let decoded = recentValues.get(raw);
+  if (decoded === undefined) {
+    decoded = decodeFormComponent(raw);
+    if (recentValues.size >= MAX_REMEMBERED) recentValues.clear();
+    recentValues.set(raw, decoded);
+  }
+  return decoded;
 }
 
 /** True when `url[start, end)` is a name that decodes to `__amp_source_origin`; no allocation. */

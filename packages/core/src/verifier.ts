@@ -281,10 +281,19 @@ export function buildVerifier(config: VerifierConfig): Verifier {
   };
 
   // Twin of allowSetSource (step 1, withSource) in verdict-sources.ts: keep in step.
+  const lastWithSource = new WeakMap<Verdict, AllowedVerdict>();
   const withSource = (verdict: AllowedVerdict, context: VerifyContext | undefined): Verdict => {
     const source = context?.sourceOrigin;
     if (source === undefined || source === null) return verdict;
-    if (typeof source === 'string' && isPublisherOrigin(source)) return { ...verdict, sourceOrigin: source };
+    if (typeof source === 'string') {
+      const last = lastWithSource.get(verdict);
+      if (last !== undefined && last.sourceOrigin === source) return last;
+      if (isPublisherOrigin(source)) {
+        const allowed = { ...verdict, sourceOrigin: source };
+        if (Object.isFrozen(verdict)) lastWithSource.set(verdict, Object.freeze(allowed));
+        return allowed;
+      }
+    }
     return deny(verdict.origin, 'source-origin-mismatch', `__amp_source_origin ${shown(String(source))} is not a publisher origin`);
   };
 
