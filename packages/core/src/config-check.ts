@@ -222,3 +222,21 @@ export function checkOptionKeys(options: unknown, spec: OptionKeysSpec, problems
   }
   return 'none';
 }
+
+/** The peers' names (`@koa/cors`, `hono/cors`) of three CORS options and ampcors's names for them. */
+const PEER_ALIASES = [
+  ['allowMethods', 'methods'],
+  ['allowHeaders', 'allowedHeaders'],
+  ['exposeHeaders', 'exposedHeaders'],
+] as const;
+
+/**
+ * Adds a problem for each option given under both a peer's name and
+ * ampcors's (`allowMethods` and `methods`): which one was meant cannot be guessed.
+ */
+export function checkPeerAliases(options: object, problems: ConfigProblems): void {
+  const given = options as Readonly<Record<string, unknown>>;
+  for (const [alias, name] of PEER_ALIASES) {
+    if (given[alias] !== undefined && given[name] !== undefined) problems.add('invalid-option', `give ${name} or its alias ${alias}, not both`);
+  }
+}

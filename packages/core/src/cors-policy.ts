@@ -1,4 +1,3 @@
-import type { AmpCache } from './caches.js';
 import {
   type CorsOptions,
   type CorsPlan,
@@ -13,7 +12,7 @@ import { CORS_OPTION_KEYS } from './cors-options.js';
 import { AmpCorsError } from './errors.js';
 import { isThenable } from './request-facts.js';
 import { guardOriginFunction, type OriginAsk, type OriginFunctionSource } from './legacy-origin-option.js';
-import { type AllowSetOption, combineVerdictSources, firstAllowingVerdict, verdictSourcesOf } from './verdict-sources.js';
+import { combineVerdictSources, firstAllowingVerdict, verdictSourcesOf, type VerdictSourcesConfig } from './verdict-sources.js';
 import type { Verdict, VerifyContext } from './verifier.js';
 
 /**
@@ -33,24 +32,7 @@ export interface VerdictSource {
  * that order, the first allow winning (verdict-sources.ts) — plus the
  * {@link CorsOptions}.
  */
-export interface AmpCorsConfig extends CorsOptions {
-  /** Publisher domains (see {@link createVerifier}). */
-  readonly publishers?: readonly string[];
-  /** Exact publisher origins (see {@link createVerifier}). */
-  readonly origins?: readonly string[];
-  /** The AMP caches (default: the bundled registry). */
-  readonly caches?: readonly AmpCache[];
-  /** Also allow bare cache origins (see {@link createVerifier}). */
-  readonly legacyCacheOrigins?: boolean;
-  /**
-   * A compiled allow-set (`ampcors compile`): the file's bytes, loaded once
-   * here, or `loadAllowSet(bytes)`. Cache origins only: give the publisher's
-   * own origins in `origins` (or `publishers`) too.
-   */
-  readonly allowSet?: AllowSetOption;
-  /** A custom verdict source (for example `createAsyncVerifier` over `@ampcors/redis`), asked after the others. */
-  readonly verifier?: VerdictSource;
-}
+export interface AmpCorsConfig extends CorsOptions, VerdictSourcesConfig {}
 
 /** Every key of {@link AmpCorsConfig}. */
 export const AMP_CORS_CONFIG_KEYS: readonly string[] = ['publishers', 'origins', 'caches', 'legacyCacheOrigins', 'allowSet', 'verifier', ...CORS_OPTION_KEYS];

@@ -6,7 +6,7 @@
  * Fetch adapter uses the names as hints. Generic over the framework's context
  * type `C`: no framework is imported.
  */
-import type { ConfigMode, ConfigProblems } from './config-check.js';
+import { checkPeerAliases, type ConfigMode, type ConfigProblems } from './config-check.js';
 import { AmpCorsError } from './errors.js';
 import { normalizeCorsOptions, type NormalizedCorsOptions } from './cors-options.js';
 import { type AdapterOptionsSpec, type AmpCorsConfig, type CorsDecision, type CorsPolicy, createCorsPolicy, type VerdictSource } from './cors-policy.js';
@@ -113,13 +113,7 @@ function honoSpec(entry: string, compiled: { matcher?: OriginMatcher }): Adapter
     allowAny: 'For a public API that any origin may read without credentials, call ampCors() with no options (Access-Control-Allow-Origin: *).',
     map(given: Readonly<Record<string, unknown>>, mode: ConfigMode, problems: ConfigProblems): AmpCorsConfig {
       const { origin, allowMethods, allowHeaders, exposeHeaders, ...rest } = given as HonoCorsOptions<unknown>;
-      for (const [alias, name] of [
-        ['allowMethods', 'methods'],
-        ['allowHeaders', 'allowedHeaders'],
-        ['exposeHeaders', 'exposedHeaders'],
-      ] as const) {
-        if (given[alias] !== undefined && rest[name] !== undefined) problems.add('invalid-option', `give ${name} or its alias ${alias}, not both`);
-      }
+      checkPeerAliases(given, problems);
       const staticMethods = typeof allowMethods === 'function' ? undefined : allowMethods;
       const credentials = rest.credentials ?? mode === 'amp';
       if (typeof origin === 'string' || Array.isArray(origin)) {

@@ -6,7 +6,7 @@
  * translates Koa's context and response. Pure: a Koa context is read as the
  * plain object {@link KoaCorsContext} describes, never imported.
  */
-import type { ConfigMode, ConfigProblems } from './config-check.js';
+import { checkPeerAliases, type ConfigMode, type ConfigProblems } from './config-check.js';
 import type { NormalizedCorsOptions } from './cors-options.js';
 import { normalizeCorsOptions } from './cors-options.js';
 import type { CorsPlan } from './cors-plan.js';
@@ -115,13 +115,7 @@ function koaConfig(given: KoaCorsOptions<unknown>, mode: ConfigMode, problems: C
     problems.add('invalid-option', 'credentials must be a boolean or a function');
   if (keepHeadersOnError !== undefined && typeof keepHeadersOnError !== 'boolean') problems.add('invalid-option', 'keepHeadersOnError must be true or false');
   if (secureContext !== undefined && typeof secureContext !== 'boolean') problems.add('invalid-option', 'secureContext must be true or false');
-  for (const [alias, name] of [
-    ['allowMethods', 'methods'],
-    ['allowHeaders', 'allowedHeaders'],
-    ['exposeHeaders', 'exposedHeaders'],
-  ] as const) {
-    if (given[alias] !== undefined && rest[name] !== undefined) problems.add('invalid-option', `give ${name} or its alias ${alias}, not both`);
-  }
+  checkPeerAliases(given, problems);
   // 2. What @koa/cors's default origin would make of credentials: every Origin reflected with them.
   const namesOrigins = ['origin', 'publishers', 'origins', 'verifier', 'allowSet'].some((key) => Object.hasOwn(given, key));
   if (!namesOrigins && credentials !== undefined && credentials !== false)

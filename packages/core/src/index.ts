@@ -102,5 +102,5 @@ export {
   type OnDenied,
 } from './cors-response.js';
 export { type AmpCorsConfig, type VerdictSource } from './cors-policy.js';
-export { type AllowSetOption, allowSetSource, combineVerdictSources } from './verdict-sources.js';
+export { type AllowSetOption, allowSetSource, combineVerdictSources, type VerdictSourcesConfig } from './verdict-sources.js';
 export { type OriginOption } from './legacy-origin-option.js';

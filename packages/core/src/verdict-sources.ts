@@ -34,13 +34,23 @@ import { buildVerifier, type Verdict, type Verifier, type VerifyContext } from '
 /** What the `allowSet` option accepts: a compiled file's bytes (`Uint8Array`, a Node `Buffer`, an `ArrayBuffer`) or a loaded set. */
 export type AllowSetOption = Uint8Array | ArrayBuffer | CompactAllowSet;
 
-/** The configuration keys that make verdict sources (a part of `AmpCorsConfig`). */
+/** The configuration keys that make verdict sources (the part of `AmpCorsConfig` that decides who is trusted). */
 export interface VerdictSourcesConfig {
+  /** Publisher domains (see `createVerifier`). */
   readonly publishers?: readonly string[];
+  /** Exact publisher origins (see `createVerifier`). */
   readonly origins?: readonly string[];
+  /** The AMP caches (default: the bundled registry). */
   readonly caches?: readonly AmpCache[];
+  /** Also allow bare cache origins (see `createVerifier`). */
   readonly legacyCacheOrigins?: boolean;
+  /**
+   * A compiled allow-set (`ampcors compile`): the file's bytes, loaded once
+   * here, or `loadAllowSet(bytes)`. Cache origins only: give the publisher's
+   * own origins in `origins` (or `publishers`) too.
+   */
   readonly allowSet?: AllowSetOption;
+  /** A custom verdict source (for example `createAsyncVerifier` over `@ampcors/redis`), asked after the others. */
   readonly verifier?: VerdictSource;
 }
 
