@@ -11,8 +11,6 @@ export interface HeaderTarget {
   getHeader(name: string): StoredHeaderValue | undefined;
   setHeader(name: string, value: StoredHeaderValue): unknown;
   removeHeader(name: string): unknown;
-  /** Every header set so far, by lower-case name (Node's); when present, read once instead of one `getHeader` per name. */
-  getHeaders?(): Readonly<Record<string, StoredHeaderValue | undefined>>;
 }
 
 /**
@@ -21,22 +19,29 @@ export interface HeaderTarget {
  * before it are put back as they were and the error is rethrown, so no
  * half-applied `Access-Control-Allow-Origin` / `-Credentials` remains for an
  * error path, even one an upstream middleware answers itself.
+ *
+ * Names are given in lower case (as HTTP/2 sends them; HTTP/1.1 names are
+ * case-insensitive): Node lower-cases each name it is given, which copies a
+ * mixed-case one. Only the names it sets are read, one by one, and a
+ * previous value is kept only when there was one (usually none).
  */
 export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): void {
-  const previous: Array<StoredHeaderValue | undefined> = [];
-  // One read of every header (Node's getHeaders) instead of one getHeader per name.
-  const existing = target.getHeaders?.();
+  let previous: Array<StoredHeaderValue | undefined> | undefined;
+  let i = 0;
   try {
-    for (let i = 0; i < headers.length; i++) {
+    for (; i < headers.length; i++) {
       const header = headers[i] as readonly [string, string];
-      previous.push(existing === undefined ? target.getHeader(header[0]) : existing[lowerCase(header[0])]);
-      target.setHeader(header[0], header[1]);
+      const name = lowerCase(header[0]);
+      const before = target.getHeader(name);
+      if (before !== undefined) (previous ??= [])[i] = before;
+      target.setHeader(name, header[1]);
     }
-    if (vary.length > 0) target.setHeader('Vary', appendVary(existing === undefined ? target.getHeader('Vary') : existing.vary, vary));
+    if (vary.length > 0) target.setHeader('vary', appendVary(target.getHeader('vary'), vary));
   } catch (error) {
-    for (let i = previous.length - 1; i >= 0; i--) {
-      const name = (headers[i] as readonly [string, string])[0];
-      const value = previous[i];
+    // Every header up to the one refused (included: a runtime may have stored it before refusing) is put back.
+    for (let j = Math.min(i, headers.length - 1); j >= 0; j--) {
+      const name = lowerCase((headers[j] as readonly [string, string])[0]);
+      const value = previous?.[j];
       try {
         if (value === undefined) target.removeHeader(name);
         else target.setHeader(name, value);

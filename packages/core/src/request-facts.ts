@@ -19,18 +19,31 @@ export type NodeHeaders = Readonly<Record<string, string | readonly string[] | u
  * @param preflight - `false` answers an `OPTIONS` as any other request (Fastify's `preflight: false`): `Access-Control-Request-Method` is not read.
  */
 export function requestFacts(method: string, url: string, header: HeaderLookup, preflight = true): CorsRequest {
+  return factsOf(method, url, header, callLookup, preflight);
+}
+
+/** A {@link HeaderLookup} asked for one header. */
+function callLookup(lookup: HeaderLookup, name: string): string | null | undefined {
+  return lookup(name);
+}
+
+/**
+ * The facts of a request whose headers `read(headers, name)` reads: a plain
+ * function and its headers, not a closure made per request.
+ */
+function factsOf<H>(method: string, url: string, headers: H, read: (headers: H, name: string) => string | null | undefined, preflight: boolean): CorsRequest {
   // Only an OPTIONS request is ever answered as a preflight (SPEC §7): the preflight headers of any other are never read.
   const options = method === 'OPTIONS' || method.toUpperCase() === 'OPTIONS';
   return {
     method,
-    origin: header('origin') ?? null,
-    ampSameOrigin: header('amp-same-origin') ?? null,
-    requestMethod: preflight && options ? (header('access-control-request-method') ?? null) : null,
-    requestHeaders: options ? (header('access-control-request-headers') ?? null) : null,
-    requestPrivateNetwork: options ? (header('access-control-request-private-network') ?? null) : null,
-    emailSender: header('amp-email-sender') ?? null,
+    origin: read(headers, 'origin') ?? null,
+    ampSameOrigin: read(headers, 'amp-same-origin') ?? null,
+    requestMethod: preflight && options ? (read(headers, 'access-control-request-method') ?? null) : null,
+    requestHeaders: options ? (read(headers, 'access-control-request-headers') ?? null) : null,
+    requestPrivateNetwork: options ? (read(headers, 'access-control-request-private-network') ?? null) : null,
+    emailSender: read(headers, 'amp-email-sender') ?? null,
     sourceOrigin: sourceOriginOfUrl(url),
-    secFetchSite: header('sec-fetch-site') ?? null,
+    secFetchSite: read(headers, 'sec-fetch-site') ?? null,
   };
 }
 
@@ -55,8 +68,7 @@ export function nodeRequestFacts(
   url?: string,
   preflight = true,
 ): CorsRequest {
-  const headers = req.headers;
-  return requestFacts(req.method ?? 'GET', url ?? req.url ?? '/', (name) => nodeHeader(headers, name), preflight);
+  return factsOf(req.method ?? 'GET', url ?? req.url ?? '/', req.headers, nodeHeader, preflight);
 }
 
 /** The {@link CorsRequest} of a Fetch API `Request` (the Fetch adapter, Hono). */
@@ -65,8 +77,12 @@ export function fetchRequestFacts(request: {
   readonly url: string;
   readonly headers: { get(name: string): string | null };
 }): CorsRequest {
-  const headers = request.headers;
-  return requestFacts(request.method, request.url, (name) => headers.get(name));
+  return factsOf(request.method, request.url, request.headers, fetchHeader, true);
+}
+
+/** A header of a Fetch API `Headers`. */
+function fetchHeader(headers: { get(name: string): string | null }, name: string): string | null {
+  return headers.get(name);
 }
 
 /** True when `value` is a Promise or any other thenable (a verdict source or a callback may answer either way). */

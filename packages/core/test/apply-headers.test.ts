@@ -55,7 +55,7 @@ describe('applyHeadersAtomically', () => {
     const failing: HeaderTarget = {
       getHeader: target.getHeader,
       setHeader: (name, value) => {
-        if (name === 'X-Bad') throw new TypeError('refused');
+        if (name.toLowerCase() === 'x-bad') throw new TypeError('refused');
         return target.setHeader(name, value);
       },
       removeHeader: () => {

@@ -40,6 +40,34 @@ function lower(name: string): string {
   if (low === undefined && LOWER.size < 64) LOWER.set(name, (low = name.toLowerCase()));
   return low ?? name.toLowerCase();
 }
+/**
+ * The route's `config` (`request.routeOptions.config`), without the cost of
+ * `routeOptions`: Fastify 5's getter builds a new object of every route
+ * option on each access. Fastify keeps the route's context, whose `config`
+ * that getter returns, under its own `Symbol('fastify.context')`. The key is
+ * found on an instance's first request (`key.found`), and used only if it
+ * gives the same `config` as `routeOptions` there; a request without a
+ * context under it (another copy of Fastify) reads `routeOptions`, as does
+ * every request when no such key was found (and `routeConfig` on Fastify 4
+ * before 4.10, which has no `routeOptions`).
+ */
+function routeConfigOf(request: FastifyRequest, key: { found?: symbol | null }): unknown {
+  if (key.found === undefined) key.found = routeContextKey(request);
+  const context = key.found === null ? undefined : (request as unknown as Record<symbol, { config?: unknown } | undefined>)[key.found];
+  if (context !== undefined) return context.config;
+  return request.routeOptions?.config ?? (request as { routeConfig?: unknown }).routeConfig;
+}
+/** Fastify's route-context key, if it gives this request's `routeOptions.config` (see {@link routeConfigOf}). */
+function routeContextKey(request: FastifyRequest): symbol | null {
+  const config = (request.routeOptions as { config?: unknown } | undefined)?.config;
+  if (typeof config !== 'object' || config === null) return null;
+  for (const key of Object.getOwnPropertySymbols(request)) {
+    if (key.description !== 'fastify.context') continue;
+    const context = (request as unknown as Record<symbol, unknown>)[key];
+    return typeof context === 'object' && context !== null && (context as { config?: unknown }).config === config ? key : null;
+  }
+  return null;
+}
 /** Adds `names` to the reply's `Vary`, keeping what is there. */
 function vary(reply: FastifyReply, names: readonly string[]): void {
   if (names.length > 0) reply.header('vary', appendVary(reply.getHeader('vary'), names));
@@ -51,12 +79,17 @@ function fail(error: unknown, reply: FastifyReply, done: Done): void {
 }
 /** Installs the hook and the `OPTIONS *` route of a validated configuration. */
 function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
+  const contextKey: { found?: symbol | null } = {}; // Fastify's route-context key (see routeConfigOf)
   const passedOn = new WeakSet<FastifyRequest>(); // The preflights handed over to the OPTIONS * route (preflightContinue): only those are answered there.
   /** 3. Applies a decision: headers, verdict, and the answer when core ends the request here. */
   const settle = ({ verdict, plan }: CorsDecision, request: FastifyRequest, reply: FastifyReply, done: Done): void => {
     try {
       // Core's values are checked header values and `reply.header` only records them: all are sent, or (on an error) none.
-      for (const [name, value] of plan.headers) reply.header(lower(name), value);
+      const headers = plan.headers;
+      for (let i = 0; i < headers.length; i++) {
+        const header = headers[i] as readonly [string, string];
+        reply.header(lower(header[0]), header[1]);
+      }
       vary(reply, plan.vary);
     } catch (error) {
       return fail(error, reply, done);
@@ -75,7 +108,7 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
     let decided: ReturnType<FastifyCorsPolicy['decide']>;
     try {
       // 1. Core decides, from the raw request and the route's config (Fastify 4 before 4.10 has no routeOptions; 5, no routeConfig).
-      decided = cors.decide(request.raw, request.routeOptions?.config ?? (request as { routeConfig?: unknown }).routeConfig);
+      decided = cors.decide(request.raw, routeConfigOf(request, contextKey));
     } catch (error) {
       return fail(error, reply, done);
     }
