@@ -27,7 +27,7 @@ const sourceDir = `${root}packages/core/src`;
 /** Every source file of core, in groups of related files, most security-relevant first. */
 export const GROUPS: Record<string, string[]> = {
   decision: ['verifier', 'origin-header', 'reverse-origin', 'cache-origin', 'prefix-claimants'],
-  prefix: ['domain-prefix', 'domain-name', 'publisher-rules', 'allow-set', 'prefix-forms', 'problem-list'],
+  prefix: ['domain-prefix', 'domain-name', 'publisher-rules', 'allow-set', 'digest-order', 'prefix-forms', 'problem-list'],
   registry: ['caches', 'cache-url', 'hash-prefix', 'errors'],
   compact: ['compact-allow-set', 'sha256-words'],
   rice: ['rice-coding'],

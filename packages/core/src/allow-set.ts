@@ -14,6 +14,7 @@ import {
   readablePrefixForms,
 } from './domain-prefix.js';
 import { claimedByAnother } from './prefix-forms.js';
+import { digestOrder } from './digest-order.js';
 import { sha256Words } from './sha256-words.js';
 
 /** What the allow-set knows of one accepted cache origin. */
@@ -540,58 +541,5 @@ function hashDigests(domains: readonly string[]): HashDigests {
       if (isHashedPrefix(basic) && basic.length <= MAX_LABEL_LENGTH && !others.has(basic)) others.set(basic, i * FORM_SLOTS + FORM_CODE.spec);
     }
   }
-  return { digests, order: sortByKey(digests, count), count, unicodeOwners, others, named };
-}
-
-/**
- * The order of the first `count` digests by their first 64 bits (words 0
- * and 1 of each), ascending and stable: an LSD radix sort of word 0 (two
- * passes of 16 bits, linear in `count`), then an insertion sort by word 1
- * of each run sharing word 0 (SHA-256 makes such runs rare and short).
- */
-function sortByKey(digests: Uint32Array, count: number): Uint32Array {
-  let order = new Uint32Array(count);
-  let scratch = new Uint32Array(count);
-  for (let i = 0; i < count; i++) order[i] = i;
-  const buckets = new Uint32Array(65536);
-  const word0 = (item: number): number => digests[item * DIGEST_WORDS] as number;
-  const word1 = (item: number): number => digests[item * DIGEST_WORDS + 1] as number;
-  for (const shift of [0, 16]) {
-    buckets.fill(0);
-    for (let i = 0; i < count; i++) {
-      const key = (word0(i) >>> shift) & 0xffff;
-      buckets[key] = (buckets[key] as number) + 1;
-    }
-    let sum = 0;
-    for (let b = 0; b < 65536; b++) {
-      const size = buckets[b] as number;
-      buckets[b] = sum;
-      sum += size;
-    }
-    for (let i = 0; i < count; i++) {
-      const item = order[i] as number;
-      const key = (word0(item) >>> shift) & 0xffff;
-      const slot = buckets[key] as number;
-      buckets[key] = slot + 1;
-      scratch[slot] = item;
-    }
-    [order, scratch] = [scratch, order];
-  }
-  for (let start = 0; start < count;) {
-    const top = word0(order[start] as number);
-    let end = start + 1;
-    while (end < count && word0(order[end] as number) === top) end++;
-    // Stable: an item moves only past items with a strictly greater word 1.
-    for (let i = start + 1; i < end; i++) {
-      const item = order[i] as number;
-      let j = i - 1;
-      while (j >= start && word1(order[j] as number) > word1(item)) {
-        order[j + 1] = order[j] as number;
-        j--;
-      }
-      order[j + 1] = item;
-    }
-    start = end;
-  }
-  return order;
+  return { digests, order: digestOrder(digests, count, DIGEST_WORDS, 2), count, unicodeOwners, others, named };
 }

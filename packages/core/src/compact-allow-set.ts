@@ -3,6 +3,7 @@ import { createRecentMemo } from './allow-set.js';
 import { CACHES, type AmpCache, validateCaches } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
 import { MAX_PREFIX_LENGTH } from './domain-prefix.js';
+import { compareDigests, digestOrder } from './digest-order.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
 import { prefixForms } from './prefix-forms.js';
 import { MAX_ORIGIN_LENGTH } from './origin-header.js';
@@ -111,65 +112,17 @@ function prefixDigest(prefix: string): Uint8Array {
 
 /**
  * Sorts `count` hashes of `wordCount` big-endian 32-bit words (flat in
- * `words`) and returns them as bytes without duplicates. A two-pass radix
- * sort on the first word, then an insertion sort of each run sharing a first
- * word (SHA-256 makes such runs rare and short; equal hashes cost no swaps).
+ * `words`, ordered by {@link digestOrder}) and returns them as bytes
+ * without duplicates.
  */
 function sortUnique(words: Uint32Array, count: number, wordCount: number): Uint8Array {
-  let order = new Uint32Array(count);
-  let scratch = new Uint32Array(count);
-  for (let i = 0; i < count; i++) order[i] = i;
-  const buckets = new Uint32Array(65536);
-  for (const shift of [0, 16]) {
-    buckets.fill(0);
-    for (let i = 0; i < count; i++) {
-      const key = ((words[i * wordCount] as number) >>> shift) & 0xffff;
-      buckets[key] = (buckets[key] as number) + 1;
-    }
-    let sum = 0;
-    for (let b = 0; b < 65536; b++) {
-      const c = buckets[b] as number;
-      buckets[b] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < count; i++) {
-      const index = order[i] as number;
-      const key = ((words[index * wordCount] as number) >>> shift) & 0xffff;
-      const slot = buckets[key] as number;
-      buckets[key] = slot + 1;
-      scratch[slot] = index;
-    }
-    [order, scratch] = [scratch, order];
-  }
-  const compare = (a: number, b: number): number => {
-    for (let w = 0; w < wordCount; w++) {
-      const x = words[a * wordCount + w] as number;
-      const y = words[b * wordCount + w] as number;
-      if (x !== y) return x < y ? -1 : 1;
-    }
-    return 0;
-  };
-  for (let start = 0; start < count;) {
-    const top = words[(order[start] as number) * wordCount];
-    let end = start + 1;
-    while (end < count && words[(order[end] as number) * wordCount] === top) end++;
-    for (let i = start + 1; i < end; i++) {
-      const item = order[i] as number;
-      let j = i - 1;
-      while (j >= start && compare(order[j] as number, item) > 0) {
-        order[j + 1] = order[j] as number;
-        j--;
-      }
-      order[j + 1] = item;
-    }
-    start = end;
-  }
+  const order = digestOrder(words, count, wordCount, wordCount);
   const out = new Uint8Array(count * wordCount * 4);
   const view = new DataView(out.buffer);
   let kept = 0;
   for (let i = 0; i < count; i++) {
     const index = order[i] as number;
-    if (kept > 0 && compare(order[i - 1] as number, index) === 0) continue;
+    if (kept > 0 && compareDigests(words, order[i - 1] as number, index, wordCount, wordCount) === 0) continue;
     for (let w = 0; w < wordCount; w++) view.setUint32((kept * wordCount + w) * 4, words[index * wordCount + w] as number);
     kept++;
   }
