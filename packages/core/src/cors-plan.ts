@@ -213,7 +213,27 @@ interface PlanConstants {
   /** Step 5 for the constants, checked once: whether the expose values, and the preflight's values, are valid header values. */
   readonly actualValid: boolean;
   readonly preflightValid: boolean;
+  /** The plans of recent allowed verdicts under these options (see {@link rememberedPlan}); made on first use. */
+  plans: Map<Verdict, VerdictPlans> | null;
 }
+
+/**
+ * The remembered plans of one allowed, frozen verdict: the plan of an actual
+ * request, and the last preflight's with the request facts it depends on.
+ */
+interface VerdictPlans {
+  actual: CorsPlan | undefined;
+  preflight: CorsPlan | undefined;
+  /** The preflight's `Access-Control-Request-Headers`, as sent. */
+  requestHeaders: string | null | undefined;
+  /** Whether the preflight answered Private Network Access. */
+  privateNetwork: boolean;
+}
+
+/** Verdicts whose plans are remembered per options object; the memo starts again when full. */
+const MAX_REMEMBERED_VERDICTS = 1024;
+/** Longest `Access-Control-Request-Headers` whose preflight plan is remembered (a longer one is planned each time). */
+const MAX_REMEMBERED_REQUEST_HEADERS = 256;
 
 const planConstants = new WeakMap<NormalizedCorsOptions, PlanConstants>();
 
@@ -233,7 +253,7 @@ function constantsOf(options: NormalizedCorsOptions): PlanConstants {
     const allowHeaders =
       configured === null || configured.length === 0 ? null : pair('Access-Control-Allow-Headers', configured.join(options.allowedHeadersSeparator ?? ', '));
     const maxAge = options.maxAge === null ? null : pair('Access-Control-Max-Age', String(options.maxAge));
-    constants = Object.freeze({
+    constants = Object.seal({
       expose,
       exposeWithSource,
       methods,
@@ -242,6 +262,7 @@ function constantsOf(options: NormalizedCorsOptions): PlanConstants {
       maxAge,
       actualValid: isHeaderValue(expose[1]) && isHeaderValue(exposeWithSource[1]),
       preflightValid: [methods, allowHeaders, maxAge].every((header) => header === null || isHeaderValue(header[1])),
+      plans: null,
     });
     planConstants.set(options, constants);
   }
@@ -280,20 +301,22 @@ function constantsOf(options: NormalizedCorsOptions): PlanConstants {
  *    one without `Origin` with no CORS header.
  * 5. A plan holding a value that is not a valid header value is denied
  *    (`malformed`) instead: no runtime can fail on it half-way.
+ * 6. The plan of an allowed verdict that a verifier shares (frozen) is made
+ *    once and remembered, bounded (see `rememberedPlan`); plans are frozen
+ *    whenever they are shared.
  *
  * `Vary` is always returned as names to append, never as a header to set.
  */
 export function planCors(request: CorsRequest, verdict: Verdict, options: NormalizedCorsOptions): CorsPlan {
   // 0. Answers that do not depend on the origin.
   if (options.anyOrigin === true) return anyOriginPlan(request, options);
-  if (verdict.allowed && verdict.via === 'same-origin' && verdict.origin !== null)
-    return pass('actual', [], options.emailSenders === null ? VARY_ACTUAL : VARY_ACTUAL_EMAIL);
+  if (verdict.allowed && verdict.via === 'same-origin' && verdict.origin !== null) return options.emailSenders === null ? SAME_ORIGIN : SAME_ORIGIN_EMAIL;
   const preflight = answeredAsPreflight(request, options);
   const email = options.emailSenders === null || preflight ? undefined : emailSenderOf(request, options);
   const vary = options.emailSenders === null ? (preflight ? VARY_PREFLIGHT : VARY_ACTUAL) : preflight ? VARY_PREFLIGHT_EMAIL : VARY_ACTUAL_EMAIL;
   // The legacy source-origin header only when configured (its value checked by the verifier either way).
   const source = verdict.allowed && options.legacySourceOriginHeader ? verdict.sourceOrigin : undefined;
-  if (email === undefined) return planOfVerdict(request, verdict, source, options, preflight, vary);
+  if (email === undefined) return rememberedPlan(request, verdict, source, options, preflight, vary);
   // 2. AMP for Email.
   let plan: CorsPlan;
   if (!email.trusted) plan = denial('email-sender-denied', options, false, vary);
@@ -302,6 +325,59 @@ export function planCors(request: CorsRequest, verdict: Verdict, options: Normal
     plan = allowedPlan(request, request.origin, email.sender, options, false, vary);
   else plan = planOfVerdict(request, verdict, email.sender, options, false, vary);
   return { ...plan, email };
+}
+
+/**
+ * 6. The plan of a verdict, remembered when it is an allowed, frozen verdict
+ * (a verifier's shared verdict of one origin, which cannot change) for this
+ * request's very `Origin`: its plan is the same for every actual request,
+ * and for every preflight with the same requested headers and Private
+ * Network Access, so it is made once by {@link planOfVerdict} and frozen.
+ * Anything else is planned each time: a denial, an any-origin verdict, a
+ * verdict that is not frozen or names another origin (denied by
+ * {@link planOfVerdict}), and AMP for Email. Bounded: at most
+ * {@link MAX_REMEMBERED_VERDICTS} verdicts per options object, one preflight
+ * per verdict, requested headers of at most
+ * {@link MAX_REMEMBERED_REQUEST_HEADERS} characters.
+ */
+function rememberedPlan(
+  request: CorsRequest,
+  verdict: Verdict,
+  sourceOrigin: string | undefined,
+  options: NormalizedCorsOptions,
+  preflight: boolean,
+  vary: readonly string[],
+): CorsPlan {
+  if (!verdict.allowed || verdict.via === 'any' || verdict.origin === null || verdict.origin !== request.origin || !Object.isFrozen(verdict))
+    return planOfVerdict(request, verdict, sourceOrigin, options, preflight, vary);
+  const constants = constantsOf(options);
+  const plans = (constants.plans ??= new Map());
+  let remembered = plans.get(verdict);
+  if (remembered === undefined) {
+    if (plans.size >= MAX_REMEMBERED_VERDICTS) plans.clear();
+    remembered = { actual: undefined, preflight: undefined, requestHeaders: undefined, privateNetwork: false };
+    plans.set(verdict, remembered);
+  }
+  if (!preflight) return (remembered.actual ??= frozen(planOfVerdict(request, verdict, sourceOrigin, options, false, vary)));
+  // A preflight's plan also depends on the headers it asks for (reflected) and on Private Network Access.
+  const requestHeaders = request.requestHeaders;
+  const privateNetwork = options.privateNetworkAccess && request.requestPrivateNetwork === 'true';
+  const last = remembered.preflight;
+  if (last !== undefined && remembered.requestHeaders === requestHeaders && remembered.privateNetwork === privateNetwork) return last;
+  const plan = frozen(planOfVerdict(request, verdict, sourceOrigin, options, true, vary));
+  if (typeof requestHeaders !== 'string' || requestHeaders.length <= MAX_REMEMBERED_REQUEST_HEADERS) {
+    remembered.preflight = plan;
+    remembered.requestHeaders = requestHeaders;
+    remembered.privateNetwork = privateNetwork;
+  }
+  return plan;
+}
+
+/** `plan` frozen, with its header list and pairs: a remembered plan is shared by the requests that follow. */
+function frozen(plan: CorsPlan): CorsPlan {
+  for (const header of plan.headers) Object.freeze(header);
+  Object.freeze(plan.headers);
+  return Object.freeze(plan);
 }
 
 /** The plan of a verdict; `sourceOrigin` is the legacy source value to answer, when trusted. */
@@ -402,6 +478,10 @@ function anyOriginPlan(request: CorsRequest, options: NormalizedCorsOptions): Co
   preflightHeaders(headers, request, constants);
   return options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary);
 }
+
+// 0. The plans of a same-origin request (no CORS header, `Vary` only), shared and frozen.
+const SAME_ORIGIN: CorsPlan = frozen(pass('actual', [], VARY_ACTUAL));
+const SAME_ORIGIN_EMAIL: CorsPlan = frozen(pass('actual', [], VARY_ACTUAL_EMAIL));
 
 /** 4. A denied request: outside CORS when `Origin` is missing, else 403 or no CORS headers. */
 function denial(reason: string, options: NormalizedCorsOptions, preflight: boolean, vary: readonly string[]): CorsPlan {
