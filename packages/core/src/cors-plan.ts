@@ -87,10 +87,12 @@ function isHeaderValue(value: unknown): boolean {
 /** Any character outside visible ASCII, space and tab. */
 const NOT_HEADER_VALUE = /[^\t\x20-\x7e]/;
 
-/** True for `OPTIONS` in any case (the usual upper-case spelling compared first, without a copy). */
+/** True for `OPTIONS` in any case (the usual upper-case spelling compared first; a copy only for another 7-character method). */
 function isOptionsMethod(method: string): boolean {
-  return method === 'OPTIONS' || method.toUpperCase() === 'OPTIONS';
+  return method === 'OPTIONS' || (method.length === OPTIONS_LENGTH && method.toUpperCase() === 'OPTIONS');
 }
+
+const OPTIONS_LENGTH = 'OPTIONS'.length;
 
 /** True for a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
 export function isPreflight(request: CorsRequest): boolean {
@@ -348,12 +350,14 @@ function rememberedPlan(
   preflight: boolean,
   vary: readonly string[],
 ): CorsPlan {
-  if (!verdict.allowed || verdict.via === 'any' || verdict.origin === null || verdict.origin !== request.origin || !Object.isFrozen(verdict))
+  if (!verdict.allowed || verdict.via === 'any' || verdict.origin === null || verdict.origin !== request.origin)
     return planOfVerdict(request, verdict, sourceOrigin, options, preflight, vary);
   const constants = constantsOf(options);
   const plans = (constants.plans ??= new Map());
   let remembered = plans.get(verdict);
   if (remembered === undefined) {
+    // (Checked before it is remembered only: a frozen object stays frozen, and `isFrozen` costs more than the lookup.)
+    if (!Object.isFrozen(verdict)) return planOfVerdict(request, verdict, sourceOrigin, options, preflight, vary);
     if (plans.size >= MAX_REMEMBERED_VERDICTS) plans.clear();
     remembered = { actual: undefined, preflight: undefined, requestHeaders: undefined, privateNetwork: false };
     plans.set(verdict, remembered);

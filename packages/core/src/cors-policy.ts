@@ -111,6 +111,55 @@ function sameOriginVerdict(request: CorsRequest): Verdict {
   };
 }
 
+/** Slots of a policy's {@link RecentVerdicts} (a power of two). */
+const RECENT_VERDICT_SLOTS = 1024;
+/** Longest `Origin` (and source origin) whose verdict is remembered. */
+const MAX_REMEMBERED_ORIGIN_LENGTH = 256;
+
+/**
+ * Recent allowed verdicts of the in-memory rules, in a direct-mapped memo: a
+ * verdict is found by the slot of its `Origin` and an exact comparison of
+ * the `Origin` and of the source origin it was judged with (no hash of the
+ * whole `Origin`, which a fresh request string would cost each time; an
+ * entry taking another's slot only costs that one a judging again). Only a
+ * frozen allowed verdict is kept (a handler that reads `req.ampCors` cannot
+ * alter it); a denial is judged each time, so nothing here can allow what
+ * the rules deny. At most {@link RECENT_VERDICT_SLOTS} entries, of origins
+ * and source origins of at most {@link MAX_REMEMBERED_ORIGIN_LENGTH}
+ * characters, whatever is sent.
+ */
+class RecentVerdicts {
+  private readonly origins: Array<string | undefined> = new Array<string | undefined>(RECENT_VERDICT_SLOTS).fill(undefined);
+  private readonly sources: Array<string | null | undefined> = new Array<string | null | undefined>(RECENT_VERDICT_SLOTS).fill(null);
+  private readonly verdicts: Array<Verdict | undefined> = new Array<Verdict | undefined>(RECENT_VERDICT_SLOTS).fill(undefined);
+
+  /** The remembered verdict of exactly this `Origin` and source origin, if any. */
+  get(origin: string | null | undefined, source: string | null | undefined): Verdict | undefined {
+    const slot = slotOf(origin);
+    if (slot < 0 || this.origins[slot] !== origin || this.sources[slot] !== (source ?? null)) return undefined;
+    return this.verdicts[slot];
+  }
+
+  /** Remembers `verdict`, the rules' verdict of `origin` and `source`, when it is a frozen allow of a short enough origin and source. */
+  set(origin: string | null | undefined, source: string | null | undefined, verdict: Verdict): void {
+    const slot = slotOf(origin);
+    if (slot < 0 || !verdict.allowed || verdict.origin !== origin || !Object.isFrozen(verdict)) return;
+    if (typeof source === 'string' && source.length > MAX_REMEMBERED_ORIGIN_LENGTH) return;
+    this.origins[slot] = origin as string;
+    this.sources[slot] = source ?? null;
+    this.verdicts[slot] = verdict;
+  }
+}
+
+/** The slot of an `Origin` in {@link RecentVerdicts}: its length and up to 16 of its characters after `https://`, mixed; -1 for none or a long one. */
+function slotOf(origin: string | null | undefined): number {
+  if (typeof origin !== 'string' || origin.length === 0 || origin.length > MAX_REMEMBERED_ORIGIN_LENGTH) return -1;
+  let hash = origin.length;
+  const step = origin.length > 56 ? (origin.length >> 4) + 1 : 3;
+  for (let i = origin.length > 8 ? 8 : 0; i < origin.length; i += step) hash = (Math.imul(hash, 31) + origin.charCodeAt(i)) | 0;
+  return hash & (RECENT_VERDICT_SLOTS - 1);
+}
+
 /** A verdict and its plan (no closure per request). */
 function decision(request: CorsRequest, verdict: Verdict, options: NormalizedCorsOptions): CorsDecision {
   return { verdict, plan: planCors(request, verdict, options) };
@@ -128,6 +177,10 @@ function decision(request: CorsRequest, verdict: Verdict, options: NormalizedCor
  *    AMP mode; `origins` alone trusts exactly those origins), the allow-set
  *    (loaded now), the custom verifier; any combination, none ignored.
  * 3. The CORS options; the `any-origin` mode forces credentials off.
+ * 4. When the in-memory rules are the only source (their answer depends on
+ *    the `Origin` and the source origin alone, and never changes), their
+ *    recent allowed, frozen verdicts are remembered ({@link RecentVerdicts}),
+ *    bounded; a denial, or any other source, is asked every time.
  *
  * @param config - the configuration: core's {@link AmpCorsConfig}, or, with an {@link AdapterOptionsSpec}, the adapter's options as the user gave them (`undefined` for none; anything is checked)
  * @param adapter - `true` when the caller has its own origin source (a drop-in `origin` option), so that neither `publishers` nor `verifier` is required; or an adapter's {@link AdapterOptionsSpec}
@@ -154,7 +207,7 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
   }
   const entry = typeof adapter === 'boolean' ? CORE_KEYS_SPEC.entry : adapter.entry;
   // 2. The verdict sources.
-  const { sources: configured } = verdictSourcesOf(given, mode === 'amp', mode === 'origin-option' && adapter !== false, problems);
+  const { sources: configured, rules } = verdictSourcesOf(given, mode === 'amp', mode === 'origin-option' && adapter !== false, problems);
   const verifier: VerdictSource | null =
     configured.length === 0 ? null : configured.length === 1 ? (configured[0] as VerdictSource) : combineVerdictSources(configured);
   // 3. The CORS options.
@@ -163,6 +216,9 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
   problems.throwIfAny(entry, typeof adapter !== 'boolean');
   const options: NormalizedCorsOptions =
     mode === 'any-origin' ? { ...(normalized as NormalizedCorsOptions), credentials: false, anyOrigin: true } : (normalized as NormalizedCorsOptions);
+
+  // 4. The in-memory rules are a pure function of the Origin and the context: their recent allowed verdicts are remembered.
+  const recent = configured.length === 1 && configured[0] === rules ? new RecentVerdicts() : null;
 
   // The sources with an adapter's `extra` last, for the last `extra` seen (a drop-in's static origin source is one object).
   let lastExtra: VerdictSource | null = null;
@@ -184,7 +240,19 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
       if (typeof origin === 'string' && origin !== '') return decision(request, { allowed: true, origin, via: 'any', reason: 'any-origin' }, opts);
       return decision(request, { allowed: false, origin: null, reason: 'missing', detail: 'no Origin header' }, opts);
     }
-    const verdict = firstAllowingVerdict(extra ? sourcesWith(extra) : configured, request.origin, verifyContextOf(request, opts));
+    const context = verifyContextOf(request, opts);
+    // The in-memory rules alone: a recent allowed verdict of the same Origin and source origin.
+    if (recent !== null && !extra) {
+      const origin = request.origin;
+      const remembered = recent.get(origin, context.sourceOrigin);
+      if (remembered !== undefined) return decision(request, remembered, opts);
+      const verdict = firstAllowingVerdict(configured, origin, context);
+      if (!isThenable(verdict)) {
+        recent.set(origin, context.sourceOrigin, verdict);
+        return decision(request, verdict, opts);
+      }
+    }
+    const verdict = firstAllowingVerdict(extra ? sourcesWith(extra) : configured, request.origin, context);
     return isThenable(verdict) ? Promise.resolve(verdict).then((settled) => decision(request, settled, opts)) : decision(request, verdict, opts);
   };
 
