@@ -68,7 +68,133 @@ export function nodeRequestFacts(
   url?: string,
   preflight = true,
 ): CorsRequest {
-  return factsOf(req.method ?? 'GET', url ?? req.url ?? '/', req.headers, nodeHeader, preflight);
+  const method = req.method ?? 'GET';
+  const target = url ?? req.url ?? '/';
+  const lines = unparsedHeaderLines(req);
+  return lines === null ? factsOf(method, target, req.headers, nodeHeader, preflight) : factsOf(method, target, lines, rawHeader, preflight);
+}
+
+/*
+ * Node's `IncomingMessage` keeps its header lines raw (`req.rawHeaders`) and
+ * builds `req.headers` from them on first access: about 0.3 µs for four
+ * headers, paid by the middleware alone when nothing else reads them (a
+ * preflight it answers, most Koa requests). While they are unparsed, the few
+ * headers a decision needs are read from the raw lines instead, exactly as
+ * Node's getter would build them: names compared as
+ * `String.prototype.toLowerCase` lowers them, and repeats of every header
+ * read here joined with `, ` in order (a repeated `Origin` stays invalid).
+ *
+ * Whether the lines are unparsed is Node's own state, read (never written)
+ * from the request's `kHeaders` slot; its `kHeadersCount` slot says how many
+ * lines Node would parse (`maxHeadersCount` may leave some out). Both are
+ * learned once, from the prototype that holds Node's lazy `headers` accessor,
+ * and only after that accessor, run on a probe, behaved as described above.
+ * Anything else (a parsed or replaced map, a shadowed or overridden
+ * `headers`, truncated or non-string lines, another runtime or Node version)
+ * reads `req.headers` as before.
+ */
+
+/** Node's `IncomingMessage` header slots (see above). */
+interface LazyHeaders {
+  /** The prototype holding Node's lazy `headers` accessor (`IncomingMessage.prototype`). */
+  readonly owner: object;
+  /** The instance slot of the parsed map (falsy until parsed). */
+  readonly parsed: symbol;
+  /** The instance slot of the number of raw entries Node parses. */
+  readonly count: symbol;
+}
+
+/** The slots once learned and checked; `null` before. */
+let lazyHeaders: LazyHeaders | null = null;
+/** Whether a request prototype's `headers` is Node's lazy accessor, unshadowed (remembered per prototype). */
+const lazyPrototypes = new WeakMap<object, boolean>();
+let lastPrototype: object | null = null;
+let lastIsLazy = false;
+
+/** The raw header lines of a Node request whose `headers` Node has not parsed yet, or `null` to read `req.headers`. */
+function unparsedHeaderLines(req: object): readonly string[] | null {
+  const prototype = Object.getPrototypeOf(req) as object | null;
+  if (prototype === null) return null;
+  if (prototype !== lastPrototype) {
+    let lazy = lazyPrototypes.get(prototype);
+    if (lazy === undefined) {
+      lazy = isLazyPrototype(req, prototype);
+      lazyPrototypes.set(prototype, lazy);
+    }
+    lastPrototype = prototype;
+    lastIsLazy = lazy;
+  }
+  const slots = lazyHeaders;
+  if (!lastIsLazy || slots === null) return null;
+  const own = req as Record<PropertyKey, unknown>;
+  if (own[slots.parsed] || Object.hasOwn(req, 'headers')) return null;
+  const lines = own.rawHeaders;
+  if (!Array.isArray(lines) || own[slots.count] !== lines.length || lines.length % 2 !== 0) return null;
+  for (let i = 0; i < lines.length; i++) if (typeof lines[i] !== 'string') return null;
+  return lines as string[];
+}
+
+/** Whether `headers`, seen from `prototype`, is Node's lazy accessor (learning Node's slots from `req` the first time). */
+function isLazyPrototype(req: object, prototype: object): boolean {
+  let owner: object | null = prototype;
+  while (owner !== null && !Object.hasOwn(owner, 'headers')) owner = Object.getPrototypeOf(owner) as object | null;
+  if (owner === null) return false;
+  lazyHeaders ??= learnLazyHeaders(req, owner);
+  return lazyHeaders !== null && lazyHeaders.owner === owner;
+}
+
+/** A header of every kind read by {@link factsOf}, repeated on the probe of {@link learnLazyHeaders}. */
+const FACT_HEADERS = [
+  'origin',
+  'amp-same-origin',
+  'access-control-request-method',
+  'access-control-request-headers',
+  'access-control-request-private-network',
+  'amp-email-sender',
+  'sec-fetch-site',
+];
+
+/** Node's slots, from a request and the prototype owning its `headers`, if that accessor parses as described above; else `null`. */
+function learnLazyHeaders(req: object, owner: object): LazyHeaders | null {
+  let parsed: symbol | undefined;
+  let count: symbol | undefined;
+  for (const symbol of Object.getOwnPropertySymbols(req)) {
+    if (symbol.description === 'kHeaders') parsed = symbol;
+    else if (symbol.description === 'kHeadersCount') count = symbol;
+  }
+  const accessor = Object.getOwnPropertyDescriptor(owner, 'headers');
+  if (parsed === undefined || count === undefined || typeof accessor?.get !== 'function') return null;
+  try {
+    // The probe: each fact header twice (odd case, an empty value), one line past the count, nothing parsed yet.
+    const lines: string[] = [];
+    for (const name of FACT_HEADERS) lines.push(name.toUpperCase(), 'a', name, '');
+    const probe = Object.create(owner) as Record<PropertyKey, unknown>;
+    probe[parsed] = null;
+    probe[count] = lines.length;
+    probe.rawHeaders = [...lines, 'origin', 'b'];
+    const headers = accessor.get.call(probe) as Record<string, unknown> | null;
+    if (headers === null || typeof headers !== 'object' || probe[parsed] !== headers) return null;
+    for (const name of FACT_HEADERS) if (headers[name] !== 'a, ') return null;
+    return { owner, parsed, count };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A header from raw Node header lines (names and values, alternating), as
+ * Node's `req.headers` holds it, or `null`. A name of another length is
+ * skipped uncompared: lowering never shortens a string, and lengthens it only
+ * by adding U+0307, which no header name holds.
+ */
+function rawHeader(lines: readonly string[], name: string): string | null {
+  let value: string | null = null;
+  for (let i = 0; i < lines.length; i += 2) {
+    const field = lines[i] as string;
+    if (field.length === name.length && (field === name || field.toLowerCase() === name))
+      value = value === null ? (lines[i + 1] as string) : `${value}, ${lines[i + 1] as string}`;
+  }
+  return value;
 }
 
 /** The {@link CorsRequest} of a Fetch API `Request` (the Fetch adapter, Hono). */
