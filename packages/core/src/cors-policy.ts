@@ -240,19 +240,20 @@ export function createCorsPolicy(config: AmpCorsConfig, adapter: boolean | Adapt
       if (typeof origin === 'string' && origin !== '') return decision(request, { allowed: true, origin, via: 'any', reason: 'any-origin' }, opts);
       return decision(request, { allowed: false, origin: null, reason: 'missing', detail: 'no Origin header' }, opts);
     }
-    const context = verifyContextOf(request, opts);
-    // The in-memory rules alone: a recent allowed verdict of the same Origin and source origin.
-    if (recent !== null && !extra) {
+    // The in-memory rules alone: a recent allowed verdict of the same Origin and source origin (without AMP for
+    // Email, the source origin the rules are given is the request's: see verifyContextOf).
+    if (recent !== null && !extra && opts.emailSenders === null) {
       const origin = request.origin;
-      const remembered = recent.get(origin, context.sourceOrigin);
+      const remembered = recent.get(origin, request.sourceOrigin);
       if (remembered !== undefined) return decision(request, remembered, opts);
+      const context = verifyContextOf(request, opts);
       const verdict = firstAllowingVerdict(configured, origin, context);
       if (!isThenable(verdict)) {
         recent.set(origin, context.sourceOrigin, verdict);
         return decision(request, verdict, opts);
       }
     }
-    const verdict = firstAllowingVerdict(extra ? sourcesWith(extra) : configured, request.origin, context);
+    const verdict = firstAllowingVerdict(extra ? sourcesWith(extra) : configured, request.origin, verifyContextOf(request, opts));
     return isThenable(verdict) ? Promise.resolve(verdict).then((settled) => decision(request, settled, opts)) : decision(request, verdict, opts);
   };
 

@@ -7,13 +7,14 @@
 export function appendVary(existing: string | readonly string[] | number | null | undefined, names: readonly string[]): string {
   const none = existing === undefined || existing === null || existing === '';
   // Fastest path, the usual case: no Vary yet and a frozen list (a plan's lists are shared and frozen): joined once.
-  if (none && Object.isFrozen(names)) {
+  // (Only frozen lists are remembered, so a remembered one needs no `isFrozen`, which costs more than the lookup.)
+  if (none) {
     let joined = joinedLists.get(names);
-    if (joined === undefined) {
+    if (joined === undefined && Object.isFrozen(names)) {
       joined = appendNames('', names);
       joinedLists.set(names, joined);
     }
-    return joined;
+    if (joined !== undefined) return joined;
   }
   // Fast path: no Vary yet and one name, or two that differ.
   if (none && names.length <= 2) {
