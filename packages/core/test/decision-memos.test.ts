@@ -4,17 +4,8 @@
 // made to collide, and compared with the same decision made without any memo.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createVerifier, domainPrefix, type Verdict } from '@ampcors/core';
-import {
-  type CorsOptions,
-  type CorsPlan,
-  type CorsRequest,
-  createCorsPolicy,
-  normalizeCorsOptions,
-  planCors,
-  sourceOriginOfUrl,
-  verifyContextOf,
-} from '@ampcors/core/adapter';
+import { type CorsOptions, createVerifier, domainPrefix, type Verdict } from '@ampcors/core';
+import { type CorsPlan, type CorsRequest, createCorsPolicy, normalizeCorsOptions, planCors, sourceOriginOfUrl, verifyContextOf } from '@ampcors/core/adapter';
 
 const PUBLISHERS = Array.from({ length: 40 }, (_, i) => `www.publisher${i}.com`);
 const cacheOrigin = (domain: string, cache = 'cdn.ampproject.org') => `https://${domainPrefix(domain)}.${cache}`;
@@ -104,7 +95,12 @@ function unremembered(config: CorsOptions): (request: CorsRequest) => { verdict:
   return (request) => {
     const verdict: Verdict =
       request.secFetchSite === 'same-origin'
-        ? { allowed: true, origin: typeof request.origin === 'string' && request.origin !== '' ? request.origin : null, via: 'same-origin', reason: 'same-origin' }
+        ? {
+            allowed: true,
+            origin: typeof request.origin === 'string' && request.origin !== '' ? request.origin : null,
+            via: 'same-origin',
+            reason: 'same-origin',
+          }
         : verifier.verify(request.origin, verifyContextOf(request, options));
     return { verdict, plan: planCors(request, { ...verdict }, options) };
   };
@@ -127,7 +123,15 @@ const ORIGINS = [
   'null',
   '',
 ];
-const SOURCES = [GOOD_SOURCE, 'https://www.publisher1.com', 'https://evil.example', `${GOOD_SOURCE}.evil.example`, changedAt(GOOD_SOURCE, 12), 's@e.example', 'x'.repeat(300)];
+const SOURCES = [
+  GOOD_SOURCE,
+  'https://www.publisher1.com',
+  'https://evil.example',
+  `${GOOD_SOURCE}.evil.example`,
+  changedAt(GOOD_SOURCE, 12),
+  's@e.example',
+  'x'.repeat(300),
+];
 const facts: fc.Arbitrary<CorsRequest> = fc.record({
   method: fc.constantFrom('GET', 'POST', 'OPTIONS', 'options', 'OPTIONZ'),
   origin: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ORIGINS).map(copy) }, fc.constant(null)),
@@ -163,7 +167,8 @@ describe('a policy decides as it would without its memos', () => {
 
   it('filled with hostile and evicting origins, a trusted origin is allowed, a forged or colliding one denied', () => {
     const policy = createCorsPolicy({ publishers: PUBLISHERS });
-    const decide = (origin: string, sourceOrigin: string | null = null) => policy.decide({ method: 'GET', origin: copy(origin), sourceOrigin }) as { verdict: Verdict };
+    const decide = (origin: string, sourceOrigin: string | null = null) =>
+      policy.decide({ method: 'GET', origin: copy(origin), sourceOrigin }) as { verdict: Verdict };
     expect(decide(GOOD).verdict.allowed).toBe(true);
     expect(decide(GOOD, GOOD_SOURCE).verdict.allowed).toBe(true);
     // Every allowed cache origin of every publisher (they evict each other), and thousands of hostile ones.
@@ -187,7 +192,7 @@ describe('a policy decides as it would without its memos', () => {
     }
   });
 
-  it("a handler cannot alter a remembered verdict or plan for the next request", () => {
+  it('a handler cannot alter a remembered verdict or plan for the next request', () => {
     const policy = createCorsPolicy({ publishers: PUBLISHERS });
     const first = policy.decide({ method: 'GET', origin: copy(GOOD) }) as { verdict: Verdict; plan: CorsPlan };
     const before = structuredClone(first.plan);
@@ -202,9 +207,16 @@ describe('a policy decides as it would without its memos', () => {
 
   it('a custom verifier is asked every time (it may revoke an origin): nothing of its verdicts is remembered', () => {
     let allowed = true;
-    const verifier = { verify: (origin: string | null | undefined): Verdict => Object.freeze(allowed ? { allowed: true, origin: origin ?? null, via: 'cache', reason: 'cache-origin' } : { allowed: false, origin: origin ?? null, reason: 'unknown-origin', detail: 'revoked' }) as Verdict };
+    const verifier = {
+      verify: (origin: string | null | undefined): Verdict =>
+        Object.freeze(
+          allowed
+            ? { allowed: true, origin: origin ?? null, via: 'cache', reason: 'cache-origin' }
+            : { allowed: false, origin: origin ?? null, reason: 'unknown-origin', detail: 'revoked' },
+        ) as Verdict,
+    };
     const policy = createCorsPolicy({ verifier });
-    const decide = () => (policy.decide({ method: 'GET', origin: copy(GOOD) }) as { verdict: Verdict; plan: CorsPlan });
+    const decide = () => policy.decide({ method: 'GET', origin: copy(GOOD) }) as { verdict: Verdict; plan: CorsPlan };
     expect(decide().verdict.allowed).toBe(true);
     expect(decide().plan.headers[0]).toEqual(['Access-Control-Allow-Origin', GOOD]);
     allowed = false;
@@ -215,7 +227,11 @@ describe('a policy decides as it would without its memos', () => {
 
 describe('planCors: remembered plans of frozen verdicts', () => {
   it('equal the plans of the same verdict not frozen, for any requests in any order', () => {
-    const options = [normalizeCorsOptions(), normalizeCorsOptions({ privateNetworkAccess: true, maxAge: 5, legacySourceOriginHeader: true }), normalizeCorsOptions({ preflightContinue: true, onDenied: 'omit' })];
+    const options = [
+      normalizeCorsOptions(),
+      normalizeCorsOptions({ privateNetworkAccess: true, maxAge: 5, legacySourceOriginHeader: true }),
+      normalizeCorsOptions({ preflightContinue: true, onDenied: 'omit' }),
+    ];
     const verdicts: Verdict[] = [
       Object.freeze({ allowed: true, origin: GOOD, via: 'cache', reason: 'cache-origin' }),
       Object.freeze({ allowed: true, origin: GOOD, via: 'cache', reason: 'cache-origin', sourceOrigin: GOOD_SOURCE }),

@@ -40,6 +40,17 @@ function lower(name: string): string {
   if (low === undefined && LOWER.size < 64) LOWER.set(name, (low = name.toLowerCase()));
   return low ?? name.toLowerCase();
 }
+/** The lower-case names of the header lists core shares between requests (frozen): one lookup per plan, not one per name. */
+const NAMES = new WeakMap<object, readonly string[]>();
+/** The lower-case names of a plan's headers, in order; remembered while the list lives when it is frozen (its names cannot change). */
+function namesOf(headers: ReadonlyArray<readonly [string, string]>): readonly string[] {
+  let names = NAMES.get(headers);
+  if (names === undefined) {
+    names = headers.map((header) => lower(header[0]));
+    if (Object.isFrozen(headers)) NAMES.set(headers, names);
+  }
+  return names;
+}
 /**
  * The route's `config` (`request.routeOptions.config`), without the cost of
  * `routeOptions`: Fastify 5's getter builds a new object of every route
@@ -86,10 +97,8 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
     try {
       // Core's values are checked header values and `reply.header` only records them: all are sent, or (on an error) none.
       const headers = plan.headers;
-      for (let i = 0; i < headers.length; i++) {
-        const header = headers[i] as readonly [string, string];
-        reply.header(lower(header[0]), header[1]);
-      }
+      const names = namesOf(headers);
+      for (let i = 0; i < headers.length; i++) reply.header(names[i] as string, (headers[i] as readonly [string, string])[1]);
       vary(reply, plan.vary);
     } catch (error) {
       return fail(error, reply, done);
