@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { DIST, log, nodeCommand, SERVER_CORE } from './cli.js';
 import { baselineOf, type ConfigName, KINDS, REQUESTS, type RequestKind } from './http/configs.js';
-import { median, rotate } from './stats.js';
+import { differences, median, rotate } from './stats.js';
 
 interface Server {
   readonly config: ConfigName;
@@ -260,4 +260,17 @@ export function httpRatio(http: HttpResult, config: ConfigName, kind: RequestKin
     cpuLow: Math.min(...cpu),
     cpuHigh: Math.max(...cpu),
   };
+}
+
+/**
+ * Server CPU µs/request of `a` minus that of `b`, round by round (the HTTP
+ * rounds are interleaved: in each round every configuration runs once per
+ * request kind, seconds apart). For two configurations of one framework this
+ * is also the difference of what they add to its hello world.
+ */
+export function httpCpuDifference(http: HttpResult, a: ConfigName, b: ConfigName, kind: RequestKind): number[] | undefined {
+  const own = httpCellOf(http, a, kind);
+  const other = httpCellOf(http, b, kind);
+  if (own === undefined || other === undefined) return undefined;
+  return differences(own.cpuRounds, other.cpuRounds);
 }

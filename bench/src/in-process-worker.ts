@@ -14,6 +14,11 @@
  * `--profile=<file>` those rounds (not the warm-up) run under the V8 CPU
  * profiler (node:inspector, the profiler `node --cpu-prof` uses).
  *
+ * A process whose warm-up needed at least {@link ALIGN_AFTER_MAJOR_GCS} major
+ * collections has its rounds aligned to them (measure.ts: each round a whole
+ * number of collection cycles); the rule is the same for every configuration.
+ * The orchestrator starts it with `--single-threaded-gc` (in-process.ts).
+ *
  * Usage: node dist/in-process-worker.mjs <config> <rounds> <warm-up ops> <warm-up ms> <round ms> [--serve | --profile=<file>]
  * Prints `unavailable <why>` and exits when a package it needs is not installed.
  */
@@ -22,7 +27,7 @@ import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { ampcorsAnswers, buildApp, whyUnavailable } from './apps.js';
 import { type ConfigName, CONFIGS, KINDS, type RequestKind } from './http/configs.js';
-import { type Operation, type Plan, round, warmUp } from './measure.js';
+import { MajorGcCount, type Operation, type Plan, round, warmUp } from './measure.js';
 import { type Answer, fetchOperation, nodeOperation } from './requests.js';
 import { rotate } from './stats.js';
 
@@ -45,7 +50,14 @@ export interface WorkerResult {
 /** What `--serve` prints after its warm-up, after `ready `. */
 export interface ReadyLine {
   readonly kinds: Omit<KindFigures, 'rounds'>[];
+  /** Major collections during the warm-up. */
+  readonly majorGcs: number;
+  /** Whether the rounds are aligned to major collections. */
+  readonly aligned: boolean;
 }
+
+/** Major collections a warm-up must have needed for the rounds to be aligned to them. */
+export const ALIGN_AFTER_MAJOR_GCS = 2;
 
 async function main(): Promise<void> {
   const [config, roundsArg, opsArg, warmMsArg, roundMsArg] = process.argv.slice(2) as [ConfigName, string, string, string, string];
@@ -64,21 +76,25 @@ async function main(): Promise<void> {
     KINDS.map((kind) => (built.type === 'node' ? nodeOperation(built.listener, kind) : fetchOperation(built.handler, kind))),
   );
   const ops: Operation[] = operations.map((o) => ({ fn: o.op, async: o.async }));
+  const collections = new MajorGcCount();
   const prepared = await warmUp(ops, plan);
+  const majorGcs = collections.count;
+  const gc = majorGcs >= ALIGN_AFTER_MAJOR_GCS ? collections : undefined;
+  if (gc === undefined) collections.stop();
   const figures = KINDS.map((kind, i) => ({
     kind,
     answer: (operations[i] as (typeof operations)[number]).answer,
     warmUpOps: (prepared[i] as (typeof prepared)[number]).warmUpOps,
   }));
   if (process.argv.includes('--serve')) {
-    const ready: ReadyLine = { kinds: figures };
+    const ready: ReadyLine = { kinds: figures, majorGcs, aligned: gc !== undefined };
     process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
     const lines = createInterface({ input: process.stdin });
     for await (const line of lines) {
       const index = Number(line.split(' ')[1]);
       const p = prepared[index];
       if (!line.startsWith('round ') || p === undefined) throw new Error(`in-process worker: unknown command ${JSON.stringify(line)}`);
-      process.stdout.write(`round ${await round(p, plan)}\n`);
+      process.stdout.write(`round ${await round(p, plan, gc)}\n`);
     }
     return;
   }
@@ -96,7 +112,7 @@ async function main(): Promise<void> {
       KINDS.map((_, i) => i),
       r,
     )) {
-      (samples[index] as number[]).push(await round(prepared[index] as (typeof prepared)[number], plan));
+      (samples[index] as number[]).push(await round(prepared[index] as (typeof prepared)[number], plan, gc));
     }
   }
   if (session !== null && profileFile !== undefined) {

@@ -6,7 +6,18 @@
  * one request kind (a rotating order), so that round i of every
  * configuration is measured within seconds of round i of every other: "what
  * a middleware adds" is a per-round difference from its framework's bare
- * hello world, and its median and spread are over all rounds. Also the V8
+ * hello world, and its median and spread are over all rounds.
+ *
+ * Every worker runs with V8's `--single-threaded-gc`: the collector's work
+ * (marking, sweeping) is done on the main thread, inside the round whose
+ * garbage it is. With helper threads, marking and sweeping begun in a round
+ * went on after its last batch, while the process waited for its next round:
+ * CPU time charged to no round (measured: up to 6.7 ms after a 300 ms Express
+ * round, 0.1–2 % of it, varying by round), and two processes of the same
+ * configuration differed by 0.7–2 µs per request (medians of 15 paired rounds;
+ * with the flag, by -0.1 to 0.2 µs). The work is the same and the flag the same for every
+ * configuration; it only moves the collector's work onto the thread that is
+ * measured, so it is charged where it belongs. Also the V8
  * profile of the measured rounds of the Koa and Fetch ampcors cases, each in
  * a process of its own afterwards (the profiler's overhead stays out of the
  * compared figures).
@@ -37,6 +48,8 @@ export interface InProcessCell {
   readonly answer: Answer;
   readonly warmUpOps: number;
   readonly rounds: number[];
+  /** Whether the process's rounds were aligned to its major collections (absent in results of older runs). */
+  readonly aligned?: boolean;
 }
 
 /** A profiled case. */
@@ -54,20 +67,23 @@ export interface InProcessResult {
 }
 
 /**
- * Round length of a configuration, in ms of CPU: Express's × 4, the Fetch
- * API's (Fetch, Hono) × 2. An Express hello world allocates enough that V8
- * runs a full collection every few hundred ms (tens of ms each on this
- * machine), and undici's `Request`/`Response` (streams, an `AbortSignal`)
- * nearly as much, so a short round's figure depends on whether a collection
- * fell in it; a longer round averages them.
+ * Minimum round length of a configuration, in ms of CPU: Express's × 4, the
+ * Fetch API's (Fetch, Hono) and Fastify's × 2. An Express hello world runs a
+ * full collection every 100–200 ms of CPU, undici's `Request`/`Response`
+ * (streams, an `AbortSignal`) every few hundred: such a process's rounds are
+ * also aligned to its collections (in-process-worker.ts, measure.ts), so a
+ * round runs on past this minimum to the end of a collection cycle.
  */
 export function roundMsOf(config: ConfigName, plan: InProcessPlan): number {
   const framework = frameworkOf(config);
   return framework === 'express' ? plan.roundMs * 4 : framework === 'koa' ? plan.roundMs : plan.roundMs * 2;
 }
 
+/** V8 flags of every in-process worker (see the module comment). */
+export const WORKER_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
+
 function workerArgs(config: ConfigName, plan: InProcessPlan): string[] {
-  return [join(DIST, 'in-process-worker.mjs'), config, String(plan.rounds), String(plan.warmUpOps), String(plan.warmUpMs), String(roundMsOf(config, plan))];
+  return [...WORKER_V8_FLAGS, join(DIST, 'in-process-worker.mjs'), config, String(plan.rounds), String(plan.warmUpOps), String(plan.warmUpMs), String(roundMsOf(config, plan))];
 }
 
 /** Runs every configuration, rounds interleaved across live processes; then the profiles. */
@@ -85,8 +101,14 @@ export async function runInProcess(plan: InProcessPlan, profiled: readonly Confi
         continue;
       }
       const ready = JSON.parse(line.slice('ready '.length)) as ReadyLine;
-      live.push({ config, child, cells: ready.kinds.map((k) => ({ config, kind: k.kind, answer: k.answer, warmUpOps: k.warmUpOps, rounds: [] })) });
-      log(`in-process ${config}: warmed up (${ready.kinds.map((k) => `${k.kind} ${k.warmUpOps.toLocaleString('en')}`).join(', ')} requests)`);
+      live.push({
+        config,
+        child,
+        cells: ready.kinds.map((k) => ({ config, kind: k.kind, answer: k.answer, warmUpOps: k.warmUpOps, rounds: [], aligned: ready.aligned })),
+      });
+      log(
+        `in-process ${config}: warmed up (${ready.kinds.map((k) => `${k.kind} ${k.warmUpOps.toLocaleString('en')}`).join(', ')} requests; ${ready.majorGcs} major collections${ready.aligned ? ': rounds aligned to them' : ''})`,
+      );
     }
     // Round -1 is one more warm-up round, discarded: each process's first
     // round after the others' warm-ups runs with cold caches.
@@ -123,12 +145,18 @@ export function cellOf(result: InProcessResult, config: ConfigName, kind: Reques
   return result.cells.find((c) => c.config === config && c.kind === kind);
 }
 
-/** What a configuration adds over its framework's bare hello world, µs per request: per-round differences. */
-export function added(result: InProcessResult, config: ConfigName, kind: RequestKind): Spread | undefined {
+/** What a configuration adds over its framework's bare hello world, µs per request, round by round. */
+export function addedRounds(result: InProcessResult, config: ConfigName, kind: RequestKind): number[] | undefined {
   const own = cellOf(result, config, kind);
   const bare = cellOf(result, baselineOf(config), kind);
   if (own === undefined || bare === undefined) return undefined;
-  return spread(differences(own.rounds, bare.rounds).map((ns) => ns / 1e3));
+  return differences(own.rounds, bare.rounds).map((ns) => ns / 1e3);
+}
+
+/** {@link addedRounds} summarized: median, lowest and highest round. */
+export function added(result: InProcessResult, config: ConfigName, kind: RequestKind): Spread | undefined {
+  const rounds = addedRounds(result, config, kind);
+  return rounds === undefined ? undefined : spread(rounds);
 }
 
 /**
@@ -143,11 +171,4 @@ export function addsDifference(result: InProcessResult, a: ConfigName, b: Config
   const bareB = cellOf(result, baselineOf(b), kind);
   if (ownA === undefined || ownB === undefined || bareA === undefined || bareB === undefined) return undefined;
   return differences(differences(ownA.rounds, bareA.rounds), differences(ownB.rounds, bareB.rounds)).map((ns) => ns / 1e3);
-}
-
-/** {@link addsDifference} summarized, with the share of rounds in which `a` added less. */
-export function versus(result: InProcessResult, a: ConfigName, b: ConfigName, kind: RequestKind): (Spread & { readonly aheadShare: number }) | undefined {
-  const diff = addsDifference(result, a, b, kind);
-  if (diff === undefined || diff.length === 0) return undefined;
-  return { ...spread(diff), aheadShare: diff.filter((d) => d < 0).length / diff.length };
 }

@@ -51,7 +51,12 @@ export function floorOf(micro: MicroResult, size: number): MicroCase | undefined
 
 /** Per-round ratio of `c` to `reference` (same process, same round): median and spread. */
 export function ratio(c: MicroCase, reference: MicroCase): Spread {
-  return spread(c.rounds.map((r, i) => r / (reference.rounds[i] ?? median(reference.rounds))));
+  return spread(ratios(c, reference));
+}
+
+/** The per-round ratios of a case to a reference measured in the same rounds. */
+export function ratios(c: MicroCase, reference: MicroCase): number[] {
+  return c.rounds.map((r, i) => r / (reference.rounds[i] ?? median(reference.rounds)));
 }
 
 /** The median ns/op of a case. */

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import type { BuildResult } from './allow-set-build.js';
 import { BENCH_ROOT } from './cli.js';
 import type { ProfileSummary } from './cpu-profile.js';
-import { type HttpResult, httpRatio } from './http.js';
+import { type HttpCell, type HttpResult, httpCellOf, httpCpuDifference, httpRatio } from './http.js';
 import { type ConfigName, type Framework, frameworkOf, KINDS, PEER_OF, REQUEST_ORIGIN, REQUESTS } from './http/configs.js';
-import { added, addsDifference, cellOf, type InProcessResult, type ProfiledCase, versus } from './in-process.js';
-import { findCase, floorOf, type MicroResult, nsOf, ratio } from './micro.js';
+import { added, addedRounds, addsDifference, cellOf, type InProcessResult, type ProfiledCase } from './in-process.js';
+import { findCase, floorOf, type MicroResult, nsOf, ratio, ratios } from './micro.js';
 import type { MicroCase } from './micro-worker.js';
 import type { CompactFigures } from './scale.js';
-import { median, type Spread, spread } from './stats.js';
+import { type Agreement, agreement, median, type Spread, spread } from './stats.js';
 
 /** When and where a run happened. */
 export interface RunMeta {
@@ -61,7 +61,6 @@ const REPORT_DIR = join(BENCH_ROOT, 'report');
 
 const fmt = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 const range = (s: Spread, digits = 2): string => `${fmt(s.median, digits)} (${fmt(s.low, digits)} to ${fmt(s.high, digits)})`;
-const mark = (met: boolean): string => (met ? '**met**' : '**missed**');
 
 /** `{{name}}` → `values[name]`; an unknown name is an error (a template and its generator must agree). */
 export function fill(template: string, values: Readonly<Record<string, string>>): string {
@@ -86,20 +85,26 @@ interface TargetRow {
   readonly target: string;
   readonly measured: string;
   readonly met: boolean | null;
-  /** False when the rounds do not agree (the verdict is then the median's, not a resolved difference). */
+  /** False when fewer than two rounds in three agree with the median: the verdict is then "not resolved", neither met nor missed. */
   readonly resolved?: boolean;
   /** Fragment of report/fragments.md that explains a miss. */
   readonly why?: string;
 }
 
-/** In how many rounds a per-round difference had the sign of its median. */
-function agreeing(rounds: readonly number[], med: number): number {
-  return rounds.filter((d) => Math.sign(d) === Math.sign(med) || d === med).length;
+/** "same sign in k/n rounds" (`than` = "1 µs": on the same side of it). */
+function agreeText(a: Agreement, than?: string): string {
+  return than === undefined ? `same sign in ${a.agreeing}/${a.rounds} rounds` : `on the same side of ${than} in ${a.agreeing}/${a.rounds} rounds`;
 }
 
-/** Resolved: at least two rounds in three agree with the median's sign. */
-function resolvedBy(rounds: readonly number[], med: number): boolean {
-  return 3 * agreeing(rounds, med) >= 2 * rounds.length;
+/**
+ * The verdict column: met or missed only when the run resolves it (at least
+ * two rounds in three agree with the median); otherwise "not resolved", with
+ * the median's leaning.
+ */
+export function verdictText(row: Pick<TargetRow, 'met' | 'resolved'>): string {
+  if (row.met === null) return 'not measured';
+  if (row.resolved === false) return `**not resolved** (median: ${row.met ? 'met' : 'missed'})`;
+  return row.met ? '**met**' : '**missed**';
 }
 
 function unavailableNote(result: InProcessResult, configs: readonly ConfigName[]): string {
@@ -132,12 +137,12 @@ function targetRows(results: RunResults): TargetRow[] {
       }
       const ownAdds = added(inProcess, own, kind) as Spread;
       const peerAdds = added(inProcess, peer, kind) as Spread;
-      const med = median(diff);
+      const a = agreement(diff);
       rows.push({
         target,
-        measured: `adds ${fmt(ownAdds.median, 2)} µs vs ${fmt(peerAdds.median, 2)} µs; difference ${range(spread(diff))} µs, same sign in ${agreeing(diff, med)}/${diff.length} rounds`,
-        met: med < 0,
-        resolved: resolvedBy(diff, med),
+        measured: `adds ${fmt(ownAdds.median, 2)} µs vs ${fmt(peerAdds.median, 2)} µs; difference ${range(spread(diff))} µs, ${agreeText(a)}`,
+        met: a.median < 0,
+        resolved: a.resolved,
         why: 'why-peer',
       });
     }
@@ -155,12 +160,16 @@ function targetRows(results: RunResults): TargetRow[] {
         rows.push({ target, measured: `not measured${why.length > 0 ? `: ${why.join('; ')}` : ''}`, met: null });
         continue;
       }
-      const overlap = r.cpuLow <= p.cpuHigh && p.cpuLow <= r.cpuHigh;
+      // Both ratios exist, so both configurations' cells do.
+      const diff = httpCpuDifference(http, own, peer, kind) as number[];
+      const ownCell = httpCellOf(http, own, kind) as HttpCell;
+      const peerCell = httpCellOf(http, peer, kind) as HttpCell;
+      const a = agreement(diff);
       rows.push({
         target,
-        measured: `× hello world ${fmt(r.cpu, 3)} (${fmt(r.cpuLow, 2)}–${fmt(r.cpuHigh, 2)}) vs ${fmt(p.cpu, 3)} (${fmt(p.cpuLow, 2)}–${fmt(p.cpuHigh, 2)})${overlap ? '; per-round ranges overlap' : ''}`,
-        met: r.cpu > p.cpu,
-        resolved: !overlap,
+        measured: `server CPU ${fmt(ownCell.cpuUsPerRequest, 1)} vs ${fmt(peerCell.cpuUsPerRequest, 1)} µs/request; difference ${range(spread(diff))} µs, ${agreeText(a)}; × hello world ${fmt(r.cpu, 3)} vs ${fmt(p.cpu, 3)}`,
+        met: a.median < 0,
+        resolved: a.resolved,
         why: 'why-http',
       });
     }
@@ -176,42 +185,36 @@ function targetRows(results: RunResults): TargetRow[] {
         rows.push({ target, measured: unavailableNote(inProcess, [own, reference]) || 'no data', met: null });
         continue;
       }
-      const med = median(diff);
+      const a = agreement(diff, 1);
       rows.push({
         target,
-        measured: `${range(spread(diff))} µs`,
-        met: med <= 1,
-        resolved: resolvedBy(
-          diff.map((d) => d - 1),
-          med - 1,
-        ),
+        measured: `${range(spread(diff))} µs, ${agreeText(a, '1 µs')}`,
+        met: a.median <= 1,
+        resolved: a.resolved,
         why: 'why-deciding',
       });
     }
   }
   // Fetch adapter ≤ 3 µs, and ahead of hono/cors.
   for (const kind of ['get', 'get-source'] as const) {
-    const adds = added(inProcess, 'fetch+ampcors', kind);
-    rows.push(
-      adds === undefined
-        ? { target: `Fetch adapter adds ≤ 3 µs, allowed ${kind}`, measured: 'no data', met: null }
-        : { target: `Fetch adapter adds ≤ 3 µs, allowed ${kind}`, measured: `${range(adds)} µs`, met: adds.median <= 3, why: 'why-fetch' },
-    );
+    const adds = addedRounds(inProcess, 'fetch+ampcors', kind);
+    const target = `Fetch adapter adds ≤ 3 µs, allowed ${kind}`;
+    if (adds === undefined || adds.length === 0) {
+      rows.push({ target, measured: 'no data', met: null });
+      continue;
+    }
+    const a = agreement(adds, 3);
+    rows.push({ target, measured: `${range(spread(adds))} µs, ${agreeText(a, '3 µs')}`, met: a.median <= 3, resolved: a.resolved, why: 'why-fetch' });
   }
   for (const kind of KINDS) {
-    const v = versus(inProcess, 'fetch+ampcors', 'hono+hono/cors', kind);
+    const diff = addsDifference(inProcess, 'fetch+ampcors', 'hono+hono/cors', kind) ?? [];
     const target = `Fetch adapter (on the bare Fetch handler) ahead of hono/cors (on Hono), ${kind}`;
-    rows.push(
-      v === undefined
-        ? { target, measured: unavailableNote(inProcess, ['hono', 'hono+hono/cors']) || 'no data', met: null }
-        : {
-            target,
-            measured: `difference ${range(v)} µs, ahead in ${Math.round(v.aheadShare * 100)} % of rounds`,
-            met: v.median < 0,
-            resolved: v.aheadShare >= 2 / 3 || v.aheadShare <= 1 / 3,
-            why: 'why-peer',
-          },
-    );
+    if (diff.length === 0) {
+      rows.push({ target, measured: unavailableNote(inProcess, ['hono', 'hono+hono/cors']) || 'no data', met: null });
+      continue;
+    }
+    const a = agreement(diff);
+    rows.push({ target, measured: `difference ${range(spread(diff))} µs, ${agreeText(a)}`, met: a.median < 0, resolved: a.resolved, why: 'why-peer' });
   }
   // Slow paths near the fast path.
   const size = micro.plan.sizes.includes(10_000) ? 10_000 : (micro.plan.sizes[0] as number);
@@ -231,6 +234,7 @@ function targetRows(results: RunResults): TargetRow[] {
       continue;
     }
     const r = ratio(c, y);
+    const a = agreement(ratios(c, y), limit);
     // The same inputs repeated (a few origins, what a memo serves), shown beside the target's figure.
     const again = findCase(micro, `${name}, repeated`, size);
     const yAgain = findCase(micro, `${yardstick}, repeated`, size);
@@ -238,7 +242,8 @@ function targetRows(results: RunResults): TargetRow[] {
     rows.push({
       target,
       measured: `${fmt(nsOf(c), 0)} ns vs ${fmt(nsOf(y), 0)} ns: ${fmt(r.median, 1)}× (rounds ${fmt(r.low, 1)}–${fmt(r.high, 1)}×)${repeated}`,
-      met: r.median <= limit,
+      met: a.median <= limit,
+      resolved: a.resolved,
       why: 'why-slow',
     });
   }
@@ -320,10 +325,12 @@ function targetRows(results: RunResults): TargetRow[] {
     const c = findCase(micro, name, size);
     if (c === undefined || floor === undefined) continue;
     const r = ratio(c, floor);
+    const a = agreement(ratios(c, floor), limit);
     rows.push({
       target: `no regression: verify, ${name} ≤ ${limit}× the Set.has floor (${sizeLabel})`,
       measured: `${fmt(r.median, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)}×)`,
-      met: r.median <= limit,
+      met: a.median <= limit,
+      resolved: a.resolved,
       why: 'why-regression',
     });
   }
@@ -572,9 +579,9 @@ export function report(results: RunResults): string {
   const targets = [
     '| target | measured | verdict |',
     '|---|---|---|',
-    ...rows.map((r) => `| ${r.target} | ${r.measured} | ${r.met === null ? 'not measured' : mark(r.met)}${r.resolved === false ? ' (not resolved)' : ''} |`),
+    ...rows.map((r) => `| ${r.target} | ${r.measured} | ${verdictText(r)} |`),
   ].join('\n');
-  const whyNames = [...new Set(rows.filter((r) => r.met === false && r.why !== undefined).map((r) => r.why as string))];
+  const whyNames = [...new Set(rows.filter((r) => (r.met === false || r.resolved === false) && r.why !== undefined).map((r) => r.why as string))];
   const whyMissed = whyNames.length === 0 ? fragment('none-missed') : [fragment('why-heading'), ...whyNames.map((name) => fragment(name))].join('\n\n');
   const warmUp = (ops: number, ms: number): string => `at least ${ops.toLocaleString('en')} operations and ${ms} ms of CPU each`;
   return fill(readFileSync(join(REPORT_DIR, 'RESULTS.template.md'), 'utf8'), {
