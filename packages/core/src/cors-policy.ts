@@ -135,26 +135,33 @@ class RecentVerdicts {
 
   /** The remembered verdict of exactly this `Origin` and source origin, if any. */
   get(origin: string | null | undefined, source: string | null | undefined): Verdict | undefined {
-    const slot = slotOf(origin);
+    const slot = slotOf(origin, source);
     if (slot < 0 || this.origins[slot] !== origin || this.sources[slot] !== (source ?? null)) return undefined;
     return this.verdicts[slot];
   }
 
-  /** Remembers `verdict`, the rules' verdict of `origin` and `source`, when it is a frozen allow of a short enough origin and source. */
+  /**
+   * Remembers `verdict`, the rules' verdict of `origin` and `source`, when it is a frozen allow of a short enough
+   * origin and source that names both (the verdict's own strings are kept: nothing more of the request stays alive).
+   */
   set(origin: string | null | undefined, source: string | null | undefined, verdict: Verdict): void {
-    const slot = slotOf(origin);
-    if (slot < 0 || !verdict.allowed || verdict.origin !== origin || !Object.isFrozen(verdict)) return;
+    const slot = slotOf(origin, source);
+    if (slot < 0 || !verdict.allowed || verdict.origin !== origin || (verdict.sourceOrigin ?? null) !== (source ?? null) || !Object.isFrozen(verdict)) return;
     if (typeof source === 'string' && source.length > MAX_REMEMBERED_ORIGIN_LENGTH) return;
-    this.origins[slot] = origin as string;
-    this.sources[slot] = source ?? null;
+    this.origins[slot] = verdict.origin as string; // (equal to `origin`, a string: it has a slot)
+    this.sources[slot] = verdict.sourceOrigin ?? null;
     this.verdicts[slot] = verdict;
   }
 }
 
-/** The slot of an `Origin` in {@link RecentVerdicts}: its length and up to 16 of its characters after `https://`, mixed; -1 for none or a long one. */
-function slotOf(origin: string | null | undefined): number {
+/**
+ * The slot of an `Origin` and a source origin in {@link RecentVerdicts}: the lengths of both and up to 16 characters of
+ * the `Origin` after `https://`, mixed (the same page's requests with and without a source origin get two slots); -1
+ * for no `Origin` or a long one.
+ */
+function slotOf(origin: string | null | undefined, source: string | null | undefined): number {
   if (typeof origin !== 'string' || origin.length === 0 || origin.length > MAX_REMEMBERED_ORIGIN_LENGTH) return -1;
-  let hash = origin.length;
+  let hash = origin.length + (typeof source === 'string' ? source.length << 8 : 0);
   const step = origin.length > 56 ? (origin.length >> 4) + 1 : 3;
   for (let i = origin.length > 8 ? 8 : 0; i < origin.length; i += step) hash = (Math.imul(hash, 31) + origin.charCodeAt(i)) | 0;
   return hash & (RECENT_VERDICT_SLOTS - 1);
