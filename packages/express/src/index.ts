@@ -55,7 +55,8 @@ function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse
     if (plan.email !== undefined) (req as IncomingMessage & { ampCorsEmail?: EmailSender }).ampCorsEmail = plan.email;
     if (!plan.handled) return next();
     res.statusCode = plan.status;
-    res.setHeader('Content-Length', String(Buffer.byteLength(plan.body)));
+    // Node sends the body's Content-Length itself (none with a 204, as RFC 9110 §8.6 requires); one set before is corrected.
+    if (res.hasHeader('content-length')) res.setHeader('content-length', String(Buffer.byteLength(plan.body)));
     res.end(plan.body);
   } catch (error) {
     fail(error, res, next);

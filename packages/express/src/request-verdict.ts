@@ -33,14 +33,20 @@ function expressBase(proto: object | null): object | null {
   return base;
 }
 
+/** The request prototype of the previous call (most applications have one: no WeakSet look-up per request). */
+let lastProto: object | null = null;
+
 /** Sets `req.ampCors` to `verdict` (see the file comment). */
 export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verdict: Verdict): void {
   const proto = Object.getPrototypeOf(req) as object | null;
-  if (proto !== null && !seen.has(proto)) {
-    seen.add(proto);
-    const base = expressBase(proto);
-    // Another copy of this package may have defined it already: its accessor serves both.
-    if (base !== null && !Object.hasOwn(base, 'ampCors')) Object.defineProperty(base, 'ampCors', accessor);
+  if (proto !== lastProto) {
+    lastProto = proto;
+    if (proto !== null && !seen.has(proto)) {
+      seen.add(proto);
+      const base = expressBase(proto);
+      // Another copy of this package may have defined it already: its accessor serves both.
+      if (base !== null && !Object.hasOwn(base, 'ampCors')) Object.defineProperty(base, 'ampCors', accessor);
+    }
   }
   req.ampCors = verdict;
 }

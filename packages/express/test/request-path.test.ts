@@ -1,0 +1,108 @@
+/**
+ * The Express request path as a client and an earlier middleware see it:
+ * the headers ampcors reads before Express parses them (request-facts.ts in
+ * core reads Node's raw header lines then), and the answers ampcors ends
+ * itself (their Content-Length is Node's).
+ */
+import { createRequire } from 'node:module';
+import { ampCors } from '@ampcors/express';
+import express5 from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+const express4 = require('express4') as typeof express5;
+const CACHE = 'https://example-com.cdn.ampproject.org';
+const EVIL = 'https://evil.example';
+
+describe.each([
+  ['express 5', express5],
+  ['express 4', express4],
+])('%s: the headers ampcors reads', (_name, express) => {
+  function app(before?: express.RequestHandler) {
+    const built = express();
+    if (before !== undefined) built.use(before);
+    built.use(ampCors({ publishers: ['example.com'] }));
+    built.all('/r', (req, res) => {
+      res.send(String(req.ampCors?.allowed));
+    });
+    return built;
+  }
+
+  it('a repeated Origin (an allowed one first) is denied, preflight or not', async () => {
+    const get = await request(app()).get('/r').set('Origin', [CACHE, EVIL]);
+    expect(get.status).toBe(403);
+    expect(get.headers['access-control-allow-origin']).toBeUndefined();
+    const preflight = await request(app()).options('/r').set('Origin', [CACHE, CACHE]).set('Access-Control-Request-Method', 'POST');
+    expect(preflight.status).toBe(403);
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('an Origin in any case is read; the allowed one answers', async () => {
+    const preflight = await request(app()).options('/r').set('oRiGiN', CACHE).set('ACCESS-CONTROL-REQUEST-METHOD', 'POST');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(CACHE);
+  });
+
+  it('an earlier middleware that rewrites or removes req.headers.origin is what counts, not the raw line', async () => {
+    const rewritten = await request(
+      app((req, _res, next) => {
+        req.headers.origin = EVIL;
+        next();
+      }),
+    )
+      .options('/r')
+      .set('Origin', CACHE)
+      .set('Access-Control-Request-Method', 'POST');
+    expect(rewritten.status).toBe(403);
+    expect(rewritten.headers['access-control-allow-origin']).toBeUndefined();
+    const removed = await request(
+      app((req, _res, next) => {
+        delete req.headers.origin;
+        next();
+      }),
+    )
+      .get('/r')
+      .set('Origin', CACHE);
+    expect(removed.status).toBe(200);
+    expect(removed.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe.each([
+  ['express 5', express5],
+  ['express 4', express4],
+])('%s: the answers ampcors ends itself', (_name, express) => {
+  function app(contentLength?: string) {
+    const built = express();
+    if (contentLength !== undefined)
+      built.use((_req, res, next) => {
+        res.setHeader('Content-Length', contentLength);
+        next();
+      });
+    built.use(ampCors({ publishers: ['example.com'] }));
+    built.all('/r', (_req, res) => {
+      res.send('handler');
+    });
+    return built;
+  }
+
+  it('a 204 preflight has no Content-Length (RFC 9110 §8.6); a 403 has its body’s', async () => {
+    const preflight = await request(app()).options('/r').set('Origin', CACHE).set('Access-Control-Request-Method', 'POST');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['content-length']).toBeUndefined();
+    const denied = await request(app()).get('/r').set('Origin', EVIL);
+    expect(denied.status).toBe(403);
+    expect(denied.text).toMatch(/^Forbidden: CORS origin denied/);
+    expect(denied.headers['content-length']).toBe(String(Buffer.byteLength(denied.text)));
+  });
+
+  it('a Content-Length set by an earlier middleware is corrected, never sent stale', async () => {
+    const denied = await request(app('999')).get('/r').set('Origin', EVIL);
+    expect(denied.status).toBe(403);
+    expect(denied.headers['content-length']).toBe(String(Buffer.byteLength(denied.text)));
+    const preflight = await request(app('999')).options('/r').set('Origin', CACHE).set('Access-Control-Request-Method', 'POST');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['content-length'] ?? '0').toBe('0');
+  });
+});
