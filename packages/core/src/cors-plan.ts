@@ -245,6 +245,8 @@ function pair(name: string, value: string): HeaderPair {
 
 /** The {@link PlanConstants} of `options`, made on first use. */
 function constantsOf(options: NormalizedCorsOptions): PlanConstants {
+  // The options of the last call first (an adapter plans with one options object): a comparison, not a lookup.
+  if (options === lastOptions && lastConstants !== undefined) return lastConstants;
   let constants = planConstants.get(options);
   if (constants === undefined) {
     const exposed = options.exposedHeaders;
@@ -268,8 +270,14 @@ function constantsOf(options: NormalizedCorsOptions): PlanConstants {
     });
     planConstants.set(options, constants);
   }
+  lastOptions = options;
+  lastConstants = constants;
   return constants;
 }
+
+// The options and constants of the last {@link constantsOf} call (one pair: it keeps no other options alive).
+let lastOptions: NormalizedCorsOptions | undefined;
+let lastConstants: PlanConstants | undefined;
 
 /**
  * Decides every CORS header of a response from the request facts, the core

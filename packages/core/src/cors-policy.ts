@@ -155,14 +155,14 @@ class RecentVerdicts {
 }
 
 /**
- * The slot of an `Origin` and a source origin in {@link RecentVerdicts}: the lengths of both and up to 16 characters of
+ * The slot of an `Origin` and a source origin in {@link RecentVerdicts}: the lengths of both and up to 9 characters of
  * the `Origin` after `https://`, mixed (the same page's requests with and without a source origin get two slots); -1
  * for no `Origin` or a long one.
  */
 function slotOf(origin: string | null | undefined, source: string | null | undefined): number {
   if (typeof origin !== 'string' || origin.length === 0 || origin.length > MAX_REMEMBERED_ORIGIN_LENGTH) return -1;
   let hash = origin.length + (typeof source === 'string' ? source.length << 8 : 0);
-  const step = origin.length > 56 ? (origin.length >> 4) + 1 : 3;
+  const step = origin.length > 32 ? ((origin.length - 8) >> 3) + 1 : 3;
   for (let i = origin.length > 8 ? 8 : 0; i < origin.length; i += step) hash = (Math.imul(hash, 31) + origin.charCodeAt(i)) | 0;
   return hash & (RECENT_VERDICT_SLOTS - 1);
 }
