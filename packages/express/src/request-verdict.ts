@@ -13,10 +13,8 @@ import { IncomingMessage } from 'node:http';
 import type { Verdict } from '@ampcors/core';
 
 const verdicts = new WeakMap<object, Verdict | undefined>();
-/** The request prototypes already looked at (the accessor is defined on their base at most once). */
-const seen = new WeakSet<object>();
 
-const accessor: PropertyDescriptor = {
+const accessor = {
   configurable: true,
   get(this: object) {
     return verdicts.get(this);
@@ -33,20 +31,42 @@ function expressBase(proto: object | null): object | null {
   return base;
 }
 
-/** The request prototype of the previous call (most applications have one: no WeakSet look-up per request). */
+/**
+ * Whether `ampCors`, read on a request of prototype `proto`, is this copy's
+ * accessor (defining it on the Express base first, unless it is there):
+ * then the verdict goes straight to the WeakMap, without a store looked up
+ * along the prototype chain. Not when another copy of this package defined
+ * it (its accessor serves both), nor when a prototype on the way defines its own.
+ */
+function readsOurAccessor(proto: object): boolean {
+  const base = expressBase(proto);
+  if (base === null) return false;
+  // Another copy of this package may have defined it already: its accessor serves both.
+  if (!Object.hasOwn(base, 'ampCors')) Object.defineProperty(base, 'ampCors', accessor);
+  for (let on: object | null = proto; on !== base && on !== null; on = Object.getPrototypeOf(on) as object | null)
+    if (Object.hasOwn(on, 'ampCors')) return false;
+  return Object.getOwnPropertyDescriptor(base, 'ampCors')?.set === accessor.set;
+}
+
+/** Per request prototype: {@link readsOurAccessor} (decided, and the accessor defined, once). */
+const ourAccessor = new WeakMap<object, boolean>();
+/** The request prototype of the previous call and its answer (most applications have one: no look-up per request). */
 let lastProto: object | null = null;
+let lastOurs = false;
 
 /** Sets `req.ampCors` to `verdict` (see the file comment). */
 export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verdict: Verdict): void {
   const proto = Object.getPrototypeOf(req) as object | null;
   if (proto !== lastProto) {
-    lastProto = proto;
-    if (proto !== null && !seen.has(proto)) {
-      seen.add(proto);
-      const base = expressBase(proto);
-      // Another copy of this package may have defined it already: its accessor serves both.
-      if (base !== null && !Object.hasOwn(base, 'ampCors')) Object.defineProperty(base, 'ampCors', accessor);
+    let ours = proto === null ? false : ourAccessor.get(proto);
+    if (ours === undefined) {
+      ours = readsOurAccessor(proto as object);
+      ourAccessor.set(proto as object, ours);
     }
+    lastProto = proto;
+    lastOurs = ours;
   }
-  req.ampCors = verdict;
+  // An own `ampCors` (an earlier middleware's) is assigned as before.
+  if (lastOurs && !Object.hasOwn(req, 'ampCors')) verdicts.set(req, verdict);
+  else req.ampCors = verdict;
 }

@@ -64,6 +64,38 @@ describe.each([
   });
 });
 
+describe.each([
+  ['express 5', express5],
+  ['express 4', express4],
+])('%s: a forged req.ampCors set before ampcors runs', (_name, express) => {
+  const FORGED = { allowed: true, origin: EVIL, via: 'origin', reason: 'forged' };
+
+  it('an own property an earlier middleware defined is overwritten by the verdict, never left to be read', async () => {
+    const app = express();
+    app.use((req, _res, next) => {
+      Object.defineProperty(req, 'ampCors', { value: FORGED, writable: true, configurable: true, enumerable: true });
+      next();
+    });
+    app.use(ampCors({ publishers: ['example.com'], onDenied: 'omit' }));
+    app.get('/r', (req, res) => {
+      res.send(`${String(req.ampCors?.allowed)}:${req.ampCors?.reason}`);
+    });
+    expect((await request(app).get('/r').set('Origin', EVIL)).text).toBe('false:unknown-origin');
+    expect((await request(app).get('/r').set('Origin', CACHE)).text).toBe('true:cache-origin');
+  });
+
+  it("a value on the app's request prototype is shadowed by each request's verdict", async () => {
+    const app = express();
+    Object.defineProperty(app.request, 'ampCors', { value: FORGED, writable: true, configurable: true });
+    app.use(ampCors({ publishers: ['example.com'], onDenied: 'omit' }));
+    app.get('/r', (req, res) => {
+      res.send(`${String(req.ampCors?.allowed)}:${req.ampCors?.reason}`);
+    });
+    expect((await request(app).get('/r').set('Origin', EVIL)).text).toBe('false:unknown-origin');
+    expect((await request(app).get('/r').set('Origin', CACHE)).text).toBe('true:cache-origin');
+  });
+});
+
 describe('a plain node:http request', () => {
   const middleware = ampCors({ publishers: ['example.com'] });
   let reason: unknown;
