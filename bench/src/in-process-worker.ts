@@ -6,7 +6,7 @@
  *
  * With `--serve` it then prints `ready <json>` (the answers and warm-up
  * counts) and measures one round of a request kind for each line
- * `round <kind index>` it reads, answering `round <CPU ns per request>`:
+ * `round <kind index>` it reads, answering `round <CPU ns per request> <CPU ns> <requests>`:
  * the orchestrator (in-process.ts) keeps every configuration alive at once
  * and interleaves their rounds, so that rounds of different configurations
  * are measured seconds apart. Without it, it measures `rounds` rounds itself
@@ -27,7 +27,7 @@ import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { ampcorsAnswers, buildApp, whyUnavailable } from './apps.js';
 import { type ConfigName, CONFIGS, KINDS, type RequestKind } from './http/configs.js';
-import { MajorGcCount, type Operation, type Plan, round, warmUp } from './measure.js';
+import { MajorGcCount, type Operation, type Plan, round, roundTotals, warmUp } from './measure.js';
 import { type Answer, fetchOperation, nodeOperation } from './requests.js';
 import { rotate } from './stats.js';
 
@@ -94,7 +94,8 @@ async function main(): Promise<void> {
       const index = Number(line.split(' ')[1]);
       const p = prepared[index];
       if (!line.startsWith('round ') || p === undefined) throw new Error(`in-process worker: unknown command ${JSON.stringify(line)}`);
-      process.stdout.write(`round ${await round(p, plan, gc)}\n`);
+      const { ns, ops } = await roundTotals(p, plan, gc);
+      process.stdout.write(`round ${ns / ops} ${ns} ${ops}\n`);
     }
     return;
   }

@@ -12,12 +12,12 @@
  * (marking, sweeping) is done on the main thread, inside the round whose
  * garbage it is. With helper threads, marking and sweeping begun in a round
  * went on after its last batch, while the process waited for its next round:
- * CPU time charged to no round (measured: up to 6.7 ms after a 300 ms Express
- * round, 0.1–2 % of it, varying by round), and two processes of the same
- * configuration differed by 0.7–2 µs per request (medians of 15 paired rounds;
- * with the flag, by -0.1 to 0.2 µs). The work is the same and the flag the same for every
- * configuration; it only moves the collector's work onto the thread that is
- * measured, so it is charged where it belongs. Also the V8
+ * CPU time charged to no round (measured by idling 10 ms after each round:
+ * 0.07–6.7 ms of CPU after a 200–350 ms Express round, varying by round;
+ * about 0.07 ms, the timer itself, with the flag). The work is the same and
+ * the flag the same for every configuration; it only moves the collector's
+ * work onto the thread that is measured, so it is charged where it belongs.
+ * Also the V8
  * profile of the measured rounds of the Koa and Fetch ampcors cases, each in
  * a process of its own afterwards (the profiler's overhead stays out of the
  * compared figures).
@@ -39,6 +39,14 @@ export interface InProcessPlan {
   readonly warmUpOps: number;
   readonly warmUpMs: number;
   readonly roundMs: number;
+  /**
+   * Interleaved passes per round (absent: 1): each round of a request kind is
+   * this many sub-rounds per configuration, the configurations taking turns
+   * (ABCD ABCD …), each sub-round 1/passes of the round's minimum length; a
+   * round's figure is its sub-rounds' total CPU ÷ their total requests. The
+   * configurations compared then share the same stretch of time more closely.
+   */
+  readonly passes?: number;
 }
 
 /** One configuration and request kind: CPU ns per request of every round. */
@@ -83,7 +91,8 @@ export function roundMsOf(config: ConfigName, plan: InProcessPlan): number {
 export const WORKER_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
 function workerArgs(config: ConfigName, plan: InProcessPlan): string[] {
-  return [...WORKER_V8_FLAGS, join(DIST, 'in-process-worker.mjs'), config, String(plan.rounds), String(plan.warmUpOps), String(plan.warmUpMs), String(roundMsOf(config, plan))];
+  const subRoundMs = roundMsOf(config, plan) / (plan.passes ?? 1);
+  return [...WORKER_V8_FLAGS, join(DIST, 'in-process-worker.mjs'), config, String(plan.rounds), String(plan.warmUpOps), String(plan.warmUpMs), String(subRoundMs)];
 }
 
 /** Runs every configuration, rounds interleaved across live processes; then the profiles. */
@@ -114,13 +123,21 @@ export async function runInProcess(plan: InProcessPlan, profiled: readonly Confi
     // round after the others' warm-ups runs with cold caches.
     for (let r = -1; r < plan.rounds; r++) {
       for (let k = 0; k < KINDS.length; k++) {
-        for (const worker of rotate(live, r * KINDS.length + k)) {
-          worker.child.send(`round ${k}`);
-          const answer = await worker.child.next(120_000);
-          const ns = Number(answer.split(' ')[1]);
-          if (!answer.startsWith('round ') || !Number.isFinite(ns)) throw new Error(`in-process ${worker.config}: bad answer ${JSON.stringify(answer)}`);
-          if (r >= 0) (worker.cells[k] as InProcessCell).rounds.push(ns);
+        const totals = new Map(live.map((worker) => [worker, { ns: 0, ops: 0 }]));
+        for (let pass = 0; pass < (plan.passes ?? 1); pass++) {
+          for (const worker of rotate(live, r * KINDS.length + k + pass)) {
+            worker.child.send(`round ${k}`);
+            const answer = await worker.child.next(120_000);
+            const fields = answer.split(' ');
+            const ns = Number(fields[2]);
+            const ops = Number(fields[3]);
+            if (fields[0] !== 'round' || !Number.isFinite(ns) || !(ops > 0)) throw new Error(`in-process ${worker.config}: bad answer ${JSON.stringify(answer)}`);
+            const total = totals.get(worker) as { ns: number; ops: number };
+            total.ns += ns;
+            total.ops += ops;
+          }
         }
+        if (r >= 0) for (const [worker, total] of totals) (worker.cells[k] as InProcessCell).rounds.push(total.ns / total.ops);
       }
       if (r >= 0)
         log(

@@ -144,6 +144,12 @@ export const ALIGNED_ROUND_CAP = 3;
  * collection was reported, or to {@link ALIGNED_ROUND_CAP} × its minimum.
  */
 export async function round(prepared: Prepared, plan: Plan, gc?: { readonly count: number }): Promise<number> {
+  const { ns, ops } = await roundTotals(prepared, plan, gc);
+  return ns / ops;
+}
+
+/** {@link round}'s totals: CPU ns and operations. */
+export async function roundTotals(prepared: Prepared, plan: Plan, gc?: { readonly count: number }): Promise<{ ns: number; ops: number }> {
   const minNs = plan.roundCpuMs * 1e6;
   let ns = 0;
   let ops = 0;
@@ -153,7 +159,7 @@ export async function round(prepared: Prepared, plan: Plan, gc?: { readonly coun
     ops += prepared.batch;
     step = nextRoundStep(ns, minNs, gc?.count, step.seen);
   }
-  return ns / ops;
+  return { ns, ops };
 }
 
 /** Where a round stands after a batch: over, or not, with the collection count seen when its minimum was reached (-1: not yet). */
