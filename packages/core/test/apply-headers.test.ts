@@ -1,4 +1,5 @@
 // applyHeadersAtomically: every header of a plan, or none (issue 14 item 8).
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { applyHeadersAtomically, type HeaderTarget, type StoredHeaderValue } from '../src/adapter.js';
 
@@ -72,5 +73,25 @@ describe('applyHeadersAtomically', () => {
         [],
       ),
     ).toThrow('refused');
+  });
+
+  it("on Node's ServerResponse: Vary appended, earlier values put back on refusal", () => {
+    const res = new ServerResponse(new IncomingMessage(null as never));
+    res.setHeader('Vary', 'Accept-Encoding');
+    res.setHeader('Access-Control-Allow-Credentials', 'false');
+    applyHeadersAtomically(res, [['Access-Control-Allow-Origin', 'https://a.example']], ['Origin']);
+    expect(res.getHeader('vary')).toBe('Accept-Encoding, Origin');
+    expect(() =>
+      applyHeadersAtomically(
+        res,
+        [
+          ['Access-Control-Allow-Credentials', 'true'],
+          ['X-Bad', 'line\r\nbreak'],
+        ],
+        ['Origin'],
+      ),
+    ).toThrow();
+    expect(res.getHeader('access-control-allow-credentials')).toBe('false');
+    expect(res.hasHeader('x-bad')).toBe(false);
   });
 });
