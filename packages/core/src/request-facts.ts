@@ -34,6 +34,7 @@ function callLookup(lookup: HeaderLookup, name: string): string | null | undefin
  */
 function factsOf<H>(method: string, url: string, headers: H, read: (headers: H, name: string) => string | null | undefined, preflight: boolean): CorsRequest {
   // Only an OPTIONS request is ever answered as a preflight (SPEC §7): the preflight headers of any other are never read.
+  // The names read here have a twin in FACT_HEADERS below: keep in step.
   const options = method === 'OPTIONS' || method.toUpperCase() === 'OPTIONS';
   return {
     method,
@@ -144,7 +145,11 @@ function isLazyPrototype(req: object, prototype: object): boolean {
   return lazyHeaders !== null && lazyHeaders.owner === owner;
 }
 
-/** A header of every kind read by {@link factsOf}, repeated on the probe of {@link learnLazyHeaders}. */
+/**
+ * A header of every kind read by {@link factsOf}, repeated on the probe of
+ * {@link learnLazyHeaders}. Twin of the names factsOf reads: keep in step
+ * (node-request-facts.test.ts checks every name factsOf asks for against Node).
+ */
 const FACT_HEADERS = [
   'origin',
   'amp-same-origin',
