@@ -88,6 +88,7 @@ interface HeaderLists {
   readonly end: [string, string][];
 }
 const listsOfPlans = new WeakMap<Pick<CorsPlan, 'headers' | 'vary'>, HeaderLists>();
+/** The {@link HeaderLists} of a plan: remembered for a frozen plan, made afresh for any other. */
 function listsOf(plan: Pick<CorsPlan, 'headers' | 'vary'>): HeaderLists {
   let lists = listsOfPlans.get(plan);
   if (lists !== undefined) return lists;
