@@ -56,7 +56,8 @@ function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse
     if (!plan.handled) return next();
     res.statusCode = plan.status;
     // Node sends the body's Content-Length itself (none with a 204, as RFC 9110 §8.6 requires); one set before is corrected.
-    if (res.hasHeader('content-length')) res.setHeader('content-length', String(Buffer.byteLength(plan.body)));
+    // (`getHeader`, already looked up on this response by applyHeadersAtomically: cheaper than a first `hasHeader`.)
+    if (res.getHeader('content-length') !== undefined) res.setHeader('content-length', String(Buffer.byteLength(plan.body)));
     res.end(plan.body);
   } catch (error) {
     fail(error, res, next);
