@@ -214,8 +214,10 @@ describe('nodeRequestFacts reads req.headers wherever the raw lines may differ f
     expect(parsedSlot(node)).toBeNull();
   });
 
-  it('a plain object (a framework’s own request, a test double): its headers count', () => {
+  it('a plain object (a framework’s own request, a test double), even without a prototype: its headers count', () => {
     const req = { method: 'GET', url: PATH, rawHeaders: ['Origin', EVIL], headers: { origin: CACHE } };
     expect(nodeRequestFacts(req, PATH).origin).toBe(CACHE);
+    const bare = Object.assign(Object.create(null) as object, req);
+    expect(nodeRequestFacts(bare as typeof req, PATH).origin).toBe(CACHE);
   });
 });
