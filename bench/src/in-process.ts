@@ -75,16 +75,20 @@ export interface InProcessResult {
 }
 
 /**
- * Minimum round length of a configuration, in ms of CPU: Express's × 4, the
+ * Minimum round length of a configuration, in ms of CPU: Express's × 8, the
  * Fetch API's (Fetch, Hono) and Fastify's × 2. An Express hello world runs a
  * full collection every 100–200 ms of CPU, undici's `Request`/`Response`
  * (streams, an `AbortSignal`) every few hundred: such a process's rounds are
  * also aligned to its collections (in-process-worker.ts, measure.ts), so a
- * round runs on past this minimum to the end of a collection cycle.
+ * round runs on past this minimum to the end of a collection cycle. Express's
+ * request costs 30–40 µs, and on a shared machine its per-round figure moves
+ * by about 1 µs at 200 ms rounds (interquartile range of per-round paired
+ * differences; 0.3–0.6 µs at 400 ms), too much to resolve a difference of a
+ * few tenths of a µs between two middlewares.
  */
 export function roundMsOf(config: ConfigName, plan: InProcessPlan): number {
   const framework = frameworkOf(config);
-  return framework === 'express' ? plan.roundMs * 4 : framework === 'koa' ? plan.roundMs : plan.roundMs * 2;
+  return framework === 'express' ? plan.roundMs * 8 : framework === 'koa' ? plan.roundMs : plan.roundMs * 2;
 }
 
 /** V8 flags of every in-process worker (see the module comment). */
