@@ -97,6 +97,7 @@ function isTrustedSender(sender: string, senders: ReadonlySet<string>): boolean 
 export function emailSenderOf(request: CorsRequest, options: EmailOptions): EmailSender | undefined {
   const senders = options.emailSenders;
   if (senders === null) return undefined;
+  // Twin of FactsOptions in request-facts.ts (AMP-Email-Sender is not read when emailSenders is null): keep in step.
   const v2 = request.emailSender;
   if (typeof v2 === 'string' && v2 !== '') return { version: 2, sender: v2, trusted: isTrustedSender(v2, senders) };
   const v1 = request.sourceOrigin;

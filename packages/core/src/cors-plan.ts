@@ -373,6 +373,7 @@ function rememberedPlan(
   if (!preflight) return (remembered.actual ??= frozen(planOfVerdict(request, verdict, sourceOrigin, options, false, vary)));
   // A preflight's plan also depends on the headers it asks for (reflected) and on Private Network Access.
   const requestHeaders = request.requestHeaders;
+  // Twin of FactsOptions in request-facts.ts (the header is not read without privateNetworkAccess): keep in step.
   const privateNetwork = options.privateNetworkAccess && request.requestPrivateNetwork === 'true';
   const last = remembered.preflight;
   if (last !== undefined && remembered.requestHeaders === requestHeaders && remembered.privateNetwork === privateNetwork) return last;
@@ -444,6 +445,7 @@ function allowedPlan(
   if (!constants.preflightValid) return denial('malformed', options, true, vary);
   const headers: HeaderPair[] = allow === null ? [] : options.credentials ? [allow, ALLOW_CREDENTIALS] : [allow];
   preflightHeaders(headers, request, constants);
+  // Twin of FactsOptions in request-facts.ts (the header is not read without privateNetworkAccess): keep in step.
   if (options.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(ALLOW_PRIVATE_NETWORK);
   return options.preflightContinue ? pass('preflight', headers, vary) : end(options.preflightStatus, headers, vary);
 }
