@@ -503,3 +503,76 @@ describe('bounded memory and linear time under hostile input', () => {
     expect(ratios[2]).toBeLessThan(3);
   });
 });
+
+describe('found by this review and fixed: a request class, a later patch or a forged prototype value never decides', () => {
+  it('Express: an ampCors defined on the app request prototype AFTER the first request is never read instead of the verdict', async () => {
+    const app = express5();
+    app.use(expressAmpCors({ publishers: ['example.com'], onDenied: 'omit' }));
+    app.get('/r', (req, res) => res.send(`${String(req.ampCors?.allowed)}:${req.ampCors?.reason}`));
+    const server: Server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect(await (await fetch(`${base}/r`, { headers: { Origin: EVIL } })).text()).toBe('false:unknown-origin');
+      // Later (a plugin loaded lazily, a test double left behind): a value on the app's request prototype.
+      Object.defineProperty(app.request, 'ampCors', {
+        value: { allowed: true, origin: EVIL, via: 'origin', reason: 'forged' },
+        writable: true,
+        configurable: true,
+      });
+      expect(await (await fetch(`${base}/r`, { headers: { Origin: EVIL } })).text()).toBe('false:unknown-origin');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('a request class (createServer({ IncomingMessage })) whose _addHeaderLine decides what req.headers holds: facts must equal req.headers', () => {
+    // e.g. a class that keeps the first of repeated Origin lines, or maps a trusted proxy's header
+    class FirstOrigin extends IncomingMessage {
+      _addHeaderLine(field: string, value: string, dest: Record<string, unknown>): void {
+        if (field.toLowerCase() === 'origin') {
+          if (dest.origin === undefined) dest.origin = value;
+          return;
+        }
+        (IncomingMessage.prototype as unknown as { _addHeaderLine(f: string, v: string, d: object): void })._addHeaderLine.call(this, field, value, dest);
+      }
+    }
+    const make = () => {
+      const req = new FirstOrigin(null as never);
+      req.method = 'GET';
+      (req as unknown as { _addHeaderLines(l: string[], n: number): void })._addHeaderLines(['Origin', EVIL, 'Origin', GOOD], 4);
+      return req;
+    };
+    const seen = make().headers.origin;
+    expect(nodeRequestFacts(make(), '/api').origin).toBe(seen);
+  });
+
+  const make = (Class: typeof IncomingMessage, lines: string[]) => {
+    const req = new Class(null as never);
+    req.method = 'GET';
+    (req as unknown as { _addHeaderLines(l: string[], n: number): void })._addHeaderLines(lines, lines.length);
+    return req;
+  };
+  it('a request class whose headers getter is defined after its first request: its getter counts', () => {
+    class Late extends IncomingMessage {}
+    expect(nodeRequestFacts(make(Late, ['Origin', GOOD]), '/api').origin).toBe(GOOD);
+    Object.defineProperty(Late.prototype, 'headers', { get: () => ({ origin: EVIL }), configurable: true });
+    const req = make(Late, ['Origin', GOOD]);
+    expect(nodeRequestFacts(req, '/api').origin).toBe(req.headers.origin);
+  });
+  it('IncomingMessage.prototype._addHeaderLine patched after the first request (an instrumentation): its parsing counts', () => {
+    expect(nodeRequestFacts(make(IncomingMessage, ['Origin', GOOD]), '/api').origin).toBe(GOOD);
+    const proto = IncomingMessage.prototype as unknown as { _addHeaderLine(f: string, v: string, d: Record<string, unknown>): void };
+    const original = proto._addHeaderLine;
+    proto._addHeaderLine = function (field, value, dest) {
+      if (field.toLowerCase() === 'origin') dest.origin = EVIL;
+      else original.call(this, field, value, dest);
+    };
+    try {
+      const req = make(IncomingMessage, ['Origin', GOOD]);
+      expect(nodeRequestFacts(req, '/api').origin).toBe(make(IncomingMessage, ['Origin', GOOD]).headers.origin);
+    } finally {
+      proto._addHeaderLine = original;
+    }
+  });
+});

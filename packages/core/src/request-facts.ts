@@ -104,7 +104,14 @@ interface LazyHeaders {
   readonly parsed: symbol;
   /** The instance slot of the number of raw entries Node parses. */
   readonly count: symbol;
+  /** The `_addHeaderLine` the accessor ran with on the probe (a request class or a patch with another one parses differently). */
+  readonly addHeaderLine: unknown;
+  /** Node's `headers` getter (a prototype on the way may define another after its first request). */
+  readonly getter: unknown;
 }
+
+/** `Object.prototype.__lookupGetter__`, taken once (a request cannot shadow it): the getter `headers` resolves to, without a descriptor object. */
+const lookupGetter = (Object.prototype as unknown as { __lookupGetter__(this: object, name: string): unknown }).__lookupGetter__;
 
 /** The slots once learned and checked; `null` before. */
 let lazyHeaders: LazyHeaders | null = null;
@@ -129,7 +136,8 @@ function unparsedHeaderLines(req: object): readonly string[] | null {
   const slots = lazyHeaders;
   if (!lastIsLazy || slots === null) return null;
   const own = req as Record<PropertyKey, unknown>;
-  if (own[slots.parsed] || Object.hasOwn(req, 'headers')) return null;
+  if (own[slots.parsed] || Object.hasOwn(req, 'headers') || own._addHeaderLine !== slots.addHeaderLine || lookupGetter.call(req, 'headers') !== slots.getter)
+    return null;
   const lines = own.rawHeaders;
   if (!Array.isArray(lines) || own[slots.count] !== lines.length || lines.length % 2 !== 0) return null;
   for (let i = 0; i < lines.length; i++) if (typeof lines[i] !== 'string') return null;
@@ -181,7 +189,7 @@ function learnLazyHeaders(req: object, owner: object): LazyHeaders | null {
     const headers = accessor.get.call(probe) as Record<string, unknown> | null;
     if (headers === null || typeof headers !== 'object' || probe[parsed] !== headers) return null;
     for (const name of FACT_HEADERS) if (headers[name] !== 'a, ') return null;
-    return { owner, parsed, count };
+    return { owner, parsed, count, addHeaderLine: probe._addHeaderLine, getter: accessor.get };
   } catch {
     return null;
   }

@@ -42,7 +42,7 @@ function readsOurAccessor(proto: object): boolean {
   const base = expressBase(proto);
   if (base === null) return false;
   // Another copy of this package may have defined it already: its accessor serves both.
-  if (!Object.hasOwn(base, 'ampCors')) Object.defineProperty(base, 'ampCors', accessor);
+  if (!Object.hasOwn(base, 'ampCors')) Object.defineProperty(base, 'ampCors', { ...accessor, configurable: false });
   for (let on: object | null = proto; on !== base && on !== null; on = Object.getPrototypeOf(on) as object | null)
     if (Object.hasOwn(on, 'ampCors')) return false;
   return Object.getOwnPropertyDescriptor(base, 'ampCors')?.set === accessor.set;
@@ -67,6 +67,6 @@ export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verd
     lastOurs = ours;
   }
   // An own `ampCors` (an earlier middleware's) is assigned as before.
-  if (lastOurs && !Object.hasOwn(req, 'ampCors')) verdicts.set(req, verdict);
+  if (lastOurs && !Object.hasOwn(req, 'ampCors') && !Object.hasOwn(proto as object, 'ampCors')) verdicts.set(req, verdict);
   else req.ampCors = verdict;
 }
