@@ -96,7 +96,15 @@ export const WORKER_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
 function workerArgs(config: ConfigName, plan: InProcessPlan): string[] {
   const subRoundMs = roundMsOf(config, plan) / (plan.passes ?? 1);
-  return [...WORKER_V8_FLAGS, join(DIST, 'in-process-worker.mjs'), config, String(plan.rounds), String(plan.warmUpOps), String(plan.warmUpMs), String(subRoundMs)];
+  return [
+    ...WORKER_V8_FLAGS,
+    join(DIST, 'in-process-worker.mjs'),
+    config,
+    String(plan.rounds),
+    String(plan.warmUpOps),
+    String(plan.warmUpMs),
+    String(subRoundMs),
+  ];
 }
 
 /** Runs every configuration, rounds interleaved across live processes; then the profiles. */
@@ -135,7 +143,8 @@ export async function runInProcess(plan: InProcessPlan, profiled: readonly Confi
             const fields = answer.split(' ');
             const ns = Number(fields[2]);
             const ops = Number(fields[3]);
-            if (fields[0] !== 'round' || !Number.isFinite(ns) || !(ops > 0)) throw new Error(`in-process ${worker.config}: bad answer ${JSON.stringify(answer)}`);
+            if (fields[0] !== 'round' || !Number.isFinite(ns) || !(ops > 0))
+              throw new Error(`in-process ${worker.config}: bad answer ${JSON.stringify(answer)}`);
             const total = totals.get(worker) as { ns: number; ops: number };
             total.ns += ns;
             total.ops += ops;

@@ -122,7 +122,8 @@ export class MajorGcCount {
   /** Major collections reported so far. */
   count = 0;
   private readonly observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) if ((entry as { readonly detail?: { readonly kind?: number } | null }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.count++;
+    for (const entry of list.getEntries())
+      if ((entry as { readonly detail?: { readonly kind?: number } | null }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.count++;
   });
   constructor() {
     this.observer.observe({ entryTypes: ['gc'] });

@@ -576,11 +576,7 @@ export function report(results: RunResults): string {
     return fill(text, values);
   };
   const rows = targetRows(results);
-  const targets = [
-    '| target | measured | verdict |',
-    '|---|---|---|',
-    ...rows.map((r) => `| ${r.target} | ${r.measured} | ${verdictText(r)} |`),
-  ].join('\n');
+  const targets = ['| target | measured | verdict |', '|---|---|---|', ...rows.map((r) => `| ${r.target} | ${r.measured} | ${verdictText(r)} |`)].join('\n');
   const whyNames = [...new Set(rows.filter((r) => (r.met === false || r.resolved === false) && r.why !== undefined).map((r) => r.why as string))];
   const whyMissed = whyNames.length === 0 ? fragment('none-missed') : [fragment('why-heading'), ...whyNames.map((name) => fragment(name))].join('\n\n');
   const warmUp = (ops: number, ms: number): string => `at least ${ops.toLocaleString('en')} operations and ${ms} ms of CPU each`;

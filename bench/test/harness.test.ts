@@ -62,7 +62,7 @@ describe('statistics', () => {
     expect(rotate([1, 2, 3], -1)).toEqual([3, 1, 2]);
   });
 
-  it('a verdict is resolved only when two rounds in three are on the median\'s side of the threshold', () => {
+  it("a verdict is resolved only when two rounds in three are on the median's side of the threshold", () => {
     // 10 of 15 below zero: resolved (the old rule's boundary); 9 of 15: not.
     const ten = [...Array(10).fill(-0.3), ...Array(5).fill(2)];
     expect(agreement(ten)).toEqual({ median: -0.3, agreeing: 10, rounds: 15, resolved: true });
@@ -76,17 +76,21 @@ describe('statistics', () => {
     expect(() => agreement([])).toThrow();
   });
 
-  it('agreement: the resolved flag is the share of rounds on the median\'s side, for any list', () => {
+  it("agreement: the resolved flag is the share of rounds on the median's side, for any list", () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 1, maxLength: 40 }), fc.double({ min: -2, max: 2, noNaN: true }), (values, t) => {
-        const a = agreement(values, t);
-        const side = Math.sign(a.median - t);
-        const onSide = values.filter((v) => v === a.median || (side !== 0 && Math.sign(v - t) === side)).length;
-        expect(a.agreeing).toBe(onSide);
-        expect(a.resolved).toBe(onSide / values.length >= 2 / 3);
-        // The median's own side always holds at least half the rounds (unless it sits on the threshold).
-        if (side !== 0) expect(2 * a.agreeing).toBeGreaterThanOrEqual(values.length);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 1, maxLength: 40 }),
+        fc.double({ min: -2, max: 2, noNaN: true }),
+        (values, t) => {
+          const a = agreement(values, t);
+          const side = Math.sign(a.median - t);
+          const onSide = values.filter((v) => v === a.median || (side !== 0 && Math.sign(v - t) === side)).length;
+          expect(a.agreeing).toBe(onSide);
+          expect(a.resolved).toBe(onSide / values.length >= 2 / 3);
+          // The median's own side always holds at least half the rounds (unless it sits on the threshold).
+          if (side !== 0) expect(2 * a.agreeing).toBeGreaterThanOrEqual(values.length);
+        },
+      ),
     );
   });
 });
@@ -281,7 +285,9 @@ describe('the report', () => {
     expect(text).toMatch(
       /\| ahead of @koa\/cors on koa, get \(HTTP, server CPU\) \| server CPU 44.0 vs 46.0 µs\/request; difference -2.00 \(-3.00 to -1.00\) µs, same sign in 3\/3 rounds; [^|]+\| \*\*met\*\* \|/,
     );
-    expect(text).toMatch(/\| ahead of @koa\/cors on koa, get-source \(HTTP, server CPU\) \| [^|]+same sign in 1\/3 rounds[^|]+\| \*\*not resolved\*\* \(median: missed\) \|/);
+    expect(text).toMatch(
+      /\| ahead of @koa\/cors on koa, get-source \(HTTP, server CPU\) \| [^|]+same sign in 1\/3 rounds[^|]+\| \*\*not resolved\*\* \(median: missed\) \|/,
+    );
     // An unresolved row is explained like a missed one.
     expect(text).toContain('**Behind a peer over HTTP.**');
     expect(text).toMatch(/\| createVerifier, 1M domains × 2 caches, ≤ 2.5 s \| [^|]+\| \*\*missed\*\* \|/);

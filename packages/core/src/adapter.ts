@@ -45,7 +45,16 @@ export {
   type OriginOption,
   type OriginOptionMode,
 } from './legacy-origin-option.js';
-export { type FactsOptions, fetchRequestFacts, type HeaderLookup, isThenable, nodeHeader, type NodeHeaders, nodeRequestFacts, requestFacts } from './request-facts.js';
+export {
+  type FactsOptions,
+  fetchRequestFacts,
+  type HeaderLookup,
+  isThenable,
+  nodeHeader,
+  type NodeHeaders,
+  nodeRequestFacts,
+  requestFacts,
+} from './request-facts.js';
 export { askOriginCallback, type OriginCallbackAnswer } from './origin-callback.js';
 export {
   createFetchCorsPolicy,
