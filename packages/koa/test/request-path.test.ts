@@ -1,7 +1,7 @@
 /**
  * The headers the Koa middleware reads, from the attacker's side: Koa never
- * parses `req.headers` on its own, so core reads Node's raw header lines
- * (request-facts.ts); a repeated Origin must stay denied, and an earlier
+ * parses `req.headers` on its own, so for a preflight core reads Node's raw
+ * header lines (request-facts.ts); a repeated Origin must stay denied, and an earlier
  * middleware's rewrite of the headers must count, not the raw line.
  */
 import { ampCors, type AmpCorsState } from '@ampcors/koa';
