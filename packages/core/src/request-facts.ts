@@ -85,7 +85,7 @@ export function nodeRequestFacts(
  * preflight it answers. Any other request goes on to a handler that parses
  * them anyway (Express's `res.send` does, for freshness; so do body parsers,
  * cookies, compression), where the checks below would only add (about
- * 0.15 µs per Express GET, measured): only an `OPTIONS` request is read raw. While they are unparsed, the few
+ * 0.2 µs per Express GET, measured): only an `OPTIONS` request is read raw. While they are unparsed, the few
  * headers a decision needs are read from the raw lines instead, exactly as
  * Node's getter would build them: names compared as
  * `String.prototype.toLowerCase` lowers them, and repeats of every header
