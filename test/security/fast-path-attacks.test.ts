@@ -233,7 +233,7 @@ describe('sourceOriginOfUrl: a recent query never answers for another', () => {
 describe('Node request facts from raw header lines (attacker-side)', () => {
   function incoming(lines: string[], Class: typeof IncomingMessage = IncomingMessage): IncomingMessage {
     const req = new Class(null as never);
-    req.method = 'GET';
+    req.method = 'OPTIONS';
     req.url = '/api';
     (req as unknown as { _addHeaderLines(lines: string[], n: number): void })._addHeaderLines(lines, lines.length);
     return req;
@@ -249,7 +249,7 @@ describe('Node request facts from raw header lines (attacker-side)', () => {
         const raw = pairs.flat();
         const fast = nodeRequestFacts(incoming(raw), '/api');
         const twin = incoming(raw);
-        const viaHeaders = nodeRequestFacts({ method: 'GET', url: '/api', headers: { ...twin.headers } } as never, '/api');
+        const viaHeaders = nodeRequestFacts({ method: 'OPTIONS', url: '/api', headers: { ...twin.headers } } as never, '/api');
         expect(fast).toEqual(viaHeaders);
         expect(decide(fast).verdict.allowed).toBe(decide(viaHeaders).verdict.allowed);
       }),
@@ -275,7 +275,7 @@ describe('Node request facts from raw header lines (attacker-side)', () => {
   it('an object made from the request prototype (no Node slots), and a request with a forged kHeaders-like symbol: read through headers', () => {
     const forged = Object.create(IncomingMessage.prototype) as IncomingMessage;
     Object.defineProperty(forged, 'headers', { value: { origin: EVIL } });
-    Object.assign(forged, { rawHeaders: ['Origin', GOOD], method: 'GET' });
+    Object.assign(forged, { rawHeaders: ['Origin', GOOD], method: 'OPTIONS' });
     expect(nodeRequestFacts(forged, '/api').origin).toBe(EVIL);
     const req = incoming(['Origin', GOOD]);
     (req as unknown as Record<symbol, unknown>)[Symbol('kHeaders')] = { origin: EVIL };
@@ -539,7 +539,7 @@ describe('found by this review and fixed: a request class, a later patch or a fo
     }
     const make = () => {
       const req = new FirstOrigin(null as never);
-      req.method = 'GET';
+      req.method = 'OPTIONS';
       (req as unknown as { _addHeaderLines(l: string[], n: number): void })._addHeaderLines(['Origin', EVIL, 'Origin', GOOD], 4);
       return req;
     };
@@ -549,7 +549,7 @@ describe('found by this review and fixed: a request class, a later patch or a fo
 
   const make = (Class: typeof IncomingMessage, lines: string[]) => {
     const req = new Class(null as never);
-    req.method = 'GET';
+    req.method = 'OPTIONS';
     (req as unknown as { _addHeaderLines(l: string[], n: number): void })._addHeaderLines(lines, lines.length);
     return req;
   };
