@@ -169,21 +169,22 @@ describe('what a middleware adds', () => {
   });
 });
 
-describe('over HTTP', () => {
-  const httpCell = (config: ConfigName, cpuRounds: number[]): HttpCell => ({
-    config,
-    kind: 'get',
-    rounds: cpuRounds.map(() => 1000),
-    rps: 1000,
-    cpuRounds,
-    cpuUsPerRequest: median(cpuRounds),
-    serverCpuShare: 1,
-    systemShare: 0.2,
-    p50LatencyMs: 1,
-    failures: 0,
-    probe: { status: 200, allowOrigin: null },
-  });
+/** An HTTP cell of `config` and `kind` whose server CPU µs per request were `cpuRounds`, round by round. */
+const httpCell = (config: ConfigName, cpuRounds: number[], kind: RequestKind = 'get'): HttpCell => ({
+  config,
+  kind,
+  rounds: cpuRounds.map(() => 1000),
+  rps: 1000,
+  cpuRounds,
+  cpuUsPerRequest: median(cpuRounds),
+  serverCpuShare: 1,
+  systemShare: 0.2,
+  p50LatencyMs: 1,
+  failures: 0,
+  probe: { status: 200, allowOrigin: null },
+});
 
+describe('over HTTP', () => {
   it('pairs the two configurations round by round, in CPU µs per request', () => {
     const http: HttpResult = {
       cells: [httpCell('koa', [40, 42, 41]), httpCell('koa+ampcors', [44, 47, 45]), httpCell('koa+@koa/cors', [45, 46, 46])],
@@ -237,28 +238,15 @@ describe('the report', () => {
       unavailable: { hono: 'hono is not installed' },
       profiles: [],
     };
-    const httpCell = (config: ConfigName, kind: RequestKind, cpuRounds: number[]): HttpResult['cells'][number] => ({
-      config,
-      kind,
-      rounds: cpuRounds.map(() => 1000),
-      rps: 1000,
-      cpuRounds,
-      cpuUsPerRequest: median(cpuRounds),
-      serverCpuShare: 1,
-      systemShare: 0.2,
-      p50LatencyMs: 1,
-      failures: 0,
-      probe: { status: 200, allowOrigin: null },
-    });
     // get: ampcors cheaper in every round (met); get-source: cheaper by the median, in 1 round of 3 only... (not resolved).
     const http: HttpResult = {
       cells: [
-        httpCell('koa', 'get', [40, 40, 40]),
-        httpCell('koa+ampcors', 'get', [44, 45, 44]),
-        httpCell('koa+@koa/cors', 'get', [46, 46, 47]),
-        httpCell('koa', 'get-source', [40, 40, 40]),
-        httpCell('koa+ampcors', 'get-source', [44, 47, 44]),
-        httpCell('koa+@koa/cors', 'get-source', [46, 45, 44]),
+        httpCell('koa', [40, 40, 40], 'get'),
+        httpCell('koa+ampcors', [44, 45, 44], 'get'),
+        httpCell('koa+@koa/cors', [46, 46, 47], 'get'),
+        httpCell('koa', [40, 40, 40], 'get-source'),
+        httpCell('koa+ampcors', [44, 47, 44], 'get-source'),
+        httpCell('koa+@koa/cors', [46, 45, 44], 'get-source'),
       ],
       unavailable: {},
       seconds: 1,

@@ -4,21 +4,13 @@
  * core reads Node's raw header lines then), and the answers ampcors ends
  * itself (their Content-Length is Node's).
  */
-import { createRequire } from 'node:module';
 import { ampCors } from '@ampcors/express';
-import express5, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { CACHE, EVIL, EXPRESS_VERSIONS } from './express-versions.js';
 
-const require = createRequire(import.meta.url);
-const express4 = require('express4') as typeof express5;
-const CACHE = 'https://example-com.cdn.ampproject.org';
-const EVIL = 'https://evil.example';
-
-describe.each([
-  ['express 5', express5],
-  ['express 4', express4],
-])('%s: the headers ampcors reads', (_name, express) => {
+describe.each(EXPRESS_VERSIONS)('%s: the headers ampcors reads', (_name, express) => {
   function app(before?: RequestHandler) {
     const built = express();
     if (before !== undefined) built.use(before);
@@ -77,10 +69,7 @@ describe.each([
   });
 });
 
-describe.each([
-  ['express 5', express5],
-  ['express 4', express4],
-])('%s: the answers ampcors ends itself', (_name, express) => {
+describe.each(EXPRESS_VERSIONS)('%s: the answers ampcors ends itself', (_name, express) => {
   function app(contentLength?: string) {
     const built = express();
     if (contentLength !== undefined)

@@ -5,23 +5,14 @@
  * plain `node:http` request gets an own property and Node's prototype is
  * never changed.
  */
-import { createRequire } from 'node:module';
 import { createServer, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ampCors } from '@ampcors/express';
-import express5 from 'express';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CACHE, EVIL, EXPRESS_VERSIONS } from './express-versions.js';
 
-const require = createRequire(import.meta.url);
-const express4 = require('express4') as typeof express5;
-const CACHE = 'https://example-com.cdn.ampproject.org';
-const EVIL = 'https://evil.example';
-
-describe.each([
-  ['express 5', express5],
-  ['express 4', express4],
-])('%s: req.ampCors', (_name, express) => {
+describe.each(EXPRESS_VERSIONS)('%s: req.ampCors', (_name, express) => {
   const seen: Array<string | undefined> = [];
   const app = express();
   const sub = express();
@@ -64,10 +55,7 @@ describe.each([
   });
 });
 
-describe.each([
-  ['express 5', express5],
-  ['express 4', express4],
-])('%s: a forged req.ampCors set before ampcors runs', (_name, express) => {
+describe.each(EXPRESS_VERSIONS)('%s: a forged req.ampCors set before ampcors runs', (_name, express) => {
   const FORGED = { allowed: true, origin: EVIL, via: 'origin', reason: 'forged' };
 
   it('an own property an earlier middleware defined is overwritten by the verdict, never left to be read', async () => {

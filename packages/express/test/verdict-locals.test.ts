@@ -5,21 +5,12 @@
  * must never let a request read another request's verdict, even when the
  * requests interleave.
  */
-import { createRequire } from 'node:module';
 import { ampCors } from '@ampcors/express';
-import express5 from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { CACHE, EVIL, EXPRESS_VERSIONS } from './express-versions.js';
 
-const require = createRequire(import.meta.url);
-const express4 = require('express4') as typeof express5;
-const CACHE = 'https://example-com.cdn.ampproject.org';
-const EVIL = 'https://evil.example';
-
-describe.each([
-  ['express 5', express5],
-  ['express 4', express4],
-])('%s: req.ampCors with shared or swapped res.locals', (_name, express) => {
+describe.each(EXPRESS_VERSIONS)('%s: req.ampCors with shared or swapped res.locals', (_name, express) => {
   it('a res.locals shared between responses: interleaved requests each read their own verdict', async () => {
     const shared = Object.create(null) as Record<string, unknown>;
     const app = express();
