@@ -31,7 +31,7 @@ export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyAr
   try {
     for (; i < headers.length; i++) {
       const header = headers[i] as readonly [string, string];
-      const name = lowerCase(header[0]);
+      const name = lowerHeaderName(header[0]);
       const before = target.getHeader(name);
       if (before !== undefined) (previous ??= [])[i] = before;
       target.setHeader(name, header[1]);
@@ -40,7 +40,7 @@ export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyAr
   } catch (error) {
     // Every header up to the one refused (included: a runtime may have stored it before refusing) is put back.
     for (let j = Math.min(i, headers.length - 1); j >= 0; j--) {
-      const name = lowerCase((headers[j] as readonly [string, string])[0]);
+      const name = lowerHeaderName((headers[j] as readonly [string, string])[0]);
       const value = previous?.[j];
       try {
         if (value === undefined) target.removeHeader(name);
@@ -54,8 +54,12 @@ export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyAr
 }
 
 const lowerNames = new Map<string, string>();
-/** `name` in lower case, remembered (plan header names are a handful of constants). */
-function lowerCase(name: string): string {
+/**
+ * A header name in lower case, as Node and Fastify store it (they lower-case
+ * each name they are given, copying a mixed-case one); remembered, for the
+ * handful of constant names core plans, at most 64.
+ */
+export function lowerHeaderName(name: string): string {
   let lower = lowerNames.get(name);
   if (lower === undefined) {
     lower = name.toLowerCase();

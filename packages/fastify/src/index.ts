@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { EmailSender, Verdict } from '@ampcors/core';
-import { appendVary, createFastifyCorsPolicy, isThenable } from '@ampcors/core/adapter';
+import { appendVary, createFastifyCorsPolicy, isThenable, lowerHeaderName } from '@ampcors/core/adapter';
 import type { CorsDecision, FastifyCorsOptions, FastifyCorsOriginFunction, FastifyCorsPolicy } from '@ampcors/core/adapter';
 import type { HookHandlerDoneFunction as Done, FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
 import fp from 'fastify-plugin';
@@ -32,21 +32,13 @@ export interface FastifyAmpCorsOptions extends FastifyCorsOptions<FastifyInstanc
   readonly logLevel?: LogLevel;
 }
 
-/** Core's header names lower-cased once: Fastify lower-cases each name it is given, which allocates unless it already is. */
-const LOWER = new Map<string, string>();
-function lower(name: string): string {
-  let low = LOWER.get(name);
-  // Bounded: core plans a handful of names, all constants.
-  if (low === undefined && LOWER.size < 64) LOWER.set(name, (low = name.toLowerCase()));
-  return low ?? name.toLowerCase();
-}
 /** The lower-case names of the header lists core shares between requests (frozen): one lookup per plan, not one per name. */
 const NAMES = new WeakMap<object, readonly string[]>();
 /** The lower-case names of a plan's headers, in order; remembered while the list lives when it is frozen (its names cannot change). */
 function namesOf(headers: ReadonlyArray<readonly [string, string]>): readonly string[] {
   let names = NAMES.get(headers);
   if (names === undefined) {
-    names = headers.map((header) => lower(header[0]));
+    names = headers.map((header) => lowerHeaderName(header[0]));
     if (Object.isFrozen(headers)) NAMES.set(headers, names);
   }
   return names;
