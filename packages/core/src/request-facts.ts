@@ -85,11 +85,12 @@ export function nodeRequestFacts(
  * preflight it answers. Any other request goes on to a handler that parses
  * them anyway (Express's `res.send` does, for freshness; so do body parsers,
  * cookies, compression), where the checks below would only add (about
- * 0.2 µs per Express GET, measured): only an `OPTIONS` request is read raw. While they are unparsed, the few
- * headers a decision needs are read from the raw lines instead, exactly as
- * Node's getter would build them: names compared as
- * `String.prototype.toLowerCase` lowers them, and repeats of every header
- * read here joined with `, ` in order (a repeated `Origin` stays invalid).
+ * 0.2 µs per Express GET, measured), so only an `OPTIONS` request is read
+ * raw. While its lines are unparsed, the few headers a decision needs are
+ * read from them instead, exactly as Node's getter would build them: names
+ * compared as `String.prototype.toLowerCase` lowers them, and repeats of
+ * every header read here joined with `, ` in order (a repeated `Origin`
+ * stays invalid).
  *
  * Whether the lines are unparsed is Node's own state, read (never written)
  * from the request's `kHeaders` slot; its `kHeadersCount` slot says how many
