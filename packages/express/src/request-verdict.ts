@@ -14,8 +14,9 @@ import type { Verdict } from '@ampcors/core';
 
 const verdicts = new WeakMap<object, Verdict | undefined>();
 
+/** The `ampCors` accessor, defined once on the Express base (non-configurable: no later definition can stand in for it). */
 const accessor = {
-  configurable: true,
+  configurable: false,
   get(this: object) {
     return verdicts.get(this);
   },
@@ -42,7 +43,7 @@ function readsOurAccessor(proto: object): boolean {
   const base = expressBase(proto);
   if (base === null) return false;
   // Another copy of this package may have defined it already: its accessor serves both.
-  if (!Object.hasOwn(base, 'ampCors')) Object.defineProperty(base, 'ampCors', { ...accessor, configurable: false });
+  if (!Object.hasOwn(base, 'ampCors')) Object.defineProperty(base, 'ampCors', accessor);
   for (let on: object | null = proto; on !== base && on !== null; on = Object.getPrototypeOf(on) as object | null)
     if (Object.hasOwn(on, 'ampCors')) return false;
   return Object.getOwnPropertyDescriptor(base, 'ampCors')?.set === accessor.set;
