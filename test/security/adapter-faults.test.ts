@@ -27,7 +27,7 @@ vi.mock('../../packages/core/src/cors-policy.js', async (importOriginal) => {
   const core = await importOriginal<typeof import('../../packages/core/src/cors-policy.js')>();
   const withForced = (decision: CorsDecision): CorsDecision => {
     const header = forced.header;
-    if (header === null || !decision.plan.headers.some(([name]) => name === 'Access-Control-Allow-Origin')) return decision;
+    if (header === null || !decision.plan.headers.some(([name]) => name === 'access-control-allow-origin')) return decision;
     return { ...decision, plan: { ...decision.plan, headers: [...decision.plan.headers, header] } };
   };
   const createCorsPolicyForced: typeof createCorsPolicy = (...args) => {
@@ -218,7 +218,7 @@ for (const adapter of ADAPTERS) {
       ['a preflight', 'OPTIONS'],
     ])('a plan with a value the runtime refuses, after ACAO and credentials (%s): 500, no CORS header at all', async (_what, method) => {
       const api = await start(adapter, OPTIONS);
-      forced.header = ['AMP-Access-Control-Allow-Source-Origin', 'https://\u4f8b.example'];
+      forced.header = ['amp-access-control-allow-source-origin', 'https://\u4f8b.example'];
       const pending = method === 'POST' ? request(api.url).post('/api') : request(api.url).options('/api').set('Access-Control-Request-Method', 'PUT');
       const res = await pending.set('Origin', CACHE_ORIGIN);
       expect(res.status).toBe(500);
@@ -279,7 +279,7 @@ for (const [name, Create] of [
       runs++;
       ctx.body = 'ok';
     });
-    forced.header = ['AMP-Access-Control-Allow-Source-Origin', 'https://\u4f8b.example'];
+    forced.header = ['amp-access-control-allow-source-origin', 'https://\u4f8b.example'];
     try {
       const res = await request(app.callback()).post('/api').set('Origin', CACHE_ORIGIN);
       expect([res.status, res.text, runs]).toEqual([500, 'caught', 0]);

@@ -90,7 +90,7 @@ describe("the verdict memo: another origin's allow is never answered", () => {
     const legacy = decideWith(createCorsPolicy({ publishers: PUBLISHERS, legacySourceOriginHeader: true }));
     for (const source of [GOOD_SOURCE, 'https://www.example.org', GOOD_SOURCE]) {
       const plan = legacy({ method: 'GET', origin: GOOD, sourceOrigin: copy(source) }).plan;
-      expect(plan.headers.find(([name]) => name === 'AMP-Access-Control-Allow-Source-Origin')?.[1]).toBe(source);
+      expect(plan.headers.find(([name]) => name === 'amp-access-control-allow-source-origin')?.[1]).toBe(source);
     }
   });
 

@@ -31,11 +31,17 @@ export interface CorsRequest {
 /** What every plan holds (see {@link CorsPlan}): one plan in every adapter, so they cannot drift apart. */
 interface PlanParts {
   /**
-   * Headers to set, replacing any of the same name (never `Vary`). Every
-   * value is visible ASCII, space or tab, so that no runtime refuses it.
+   * Headers to set, replacing any of the same name (never `Vary`): names in
+   * lower case (`access-control-allow-origin`), as Node, Fastify, undici and
+   * HTTP/2 store them (HTTP names are case-insensitive), so that no adapter
+   * lowers them again per request. Every value is visible ASCII, space or
+   * tab, so that no runtime refuses it.
    */
   readonly headers: ReadonlyArray<readonly [string, string]>;
-  /** Header names to append to `Vary` (see `appendVary`), never replacing it. */
+  /**
+   * Header names to append to `Vary` (see `appendVary`), never replacing it:
+   * they are part of `Vary`'s value, so they keep their usual case (`Origin`).
+   */
   readonly vary: readonly string[];
   /** The AMP for Email sender that was recognized, if the request is an AMP for Email request. */
   readonly email?: EmailSender;
@@ -68,8 +74,10 @@ export interface PassPlan extends PlanParts {
 /** How an adapter must answer, the same in every adapter: `handled` tells an {@link EndPlan} from a {@link PassPlan}. */
 export type CorsPlan = EndPlan | PassPlan;
 
-/** The legacy response header answering `__amp_source_origin`. */
+/** The legacy response header answering `__amp_source_origin` (as `Access-Control-Expose-Headers` names it; a plan's header name is its lower case). */
 export const AMP_SOURCE_ORIGIN_HEADER = 'AMP-Access-Control-Allow-Source-Origin';
+/** {@link AMP_SOURCE_ORIGIN_HEADER} as a plan names it: in lower case, as every plan's header names. */
+const AMP_SOURCE_ORIGIN_NAME = 'amp-access-control-allow-source-origin';
 
 /** Longest `Access-Control-Request-Headers` value that is reflected. */
 const MAX_REFLECTED_HEADERS_LENGTH = 2048;
@@ -250,13 +258,13 @@ function constantsOf(options: NormalizedCorsOptions): PlanConstants {
   let constants = planConstants.get(options);
   if (constants === undefined) {
     const exposed = options.exposedHeaders;
-    const expose = pair('Access-Control-Expose-Headers', exposed.join(', '));
-    const exposeWithSource = pair('Access-Control-Expose-Headers', [...exposed, AMP_SOURCE_ORIGIN_HEADER].join(', '));
-    const methods = options.methods === '' ? null : pair('Access-Control-Allow-Methods', options.methods);
+    const expose = pair('access-control-expose-headers', exposed.join(', '));
+    const exposeWithSource = pair('access-control-expose-headers', [...exposed, AMP_SOURCE_ORIGIN_HEADER].join(', '));
+    const methods = options.methods === '' ? null : pair('access-control-allow-methods', options.methods);
     const configured = options.allowedHeaders;
     const allowHeaders =
-      configured === null || configured.length === 0 ? null : pair('Access-Control-Allow-Headers', configured.join(options.allowedHeadersSeparator ?? ', '));
-    const maxAge = options.maxAge === null ? null : pair('Access-Control-Max-Age', String(options.maxAge));
+      configured === null || configured.length === 0 ? null : pair('access-control-allow-headers', configured.join(options.allowedHeadersSeparator ?? ', '));
+    const maxAge = options.maxAge === null ? null : pair('access-control-max-age', String(options.maxAge));
     constants = Object.seal({
       expose,
       exposeWithSource,
@@ -315,7 +323,8 @@ let lastConstants: PlanConstants | undefined;
  *    once and remembered, bounded (see `rememberedPlan`); plans are frozen
  *    whenever they are shared.
  *
- * `Vary` is always returned as names to append, never as a header to set.
+ * `Vary` is always returned as names to append, never as a header to set;
+ * header names are in lower case (see `PlanParts.headers`).
  */
 export function planCors(request: CorsRequest, verdict: Verdict, options: NormalizedCorsOptions): CorsPlan {
   // 0. Answers that do not depend on the origin.
@@ -330,7 +339,7 @@ export function planCors(request: CorsRequest, verdict: Verdict, options: Normal
   // 2. AMP for Email.
   let plan: CorsPlan;
   if (!email.trusted) plan = denial('email-sender-denied', options, false, vary);
-  else if (email.version === 2) plan = checked(pass('actual', [['AMP-Email-Allow-Sender', email.sender]], vary), options, false);
+  else if (email.version === 2) plan = checked(pass('actual', [['amp-email-allow-sender', email.sender]], vary), options, false);
   else if (typeof request.origin === 'string' && options.emailClientOrigins?.has(request.origin) === true)
     plan = allowedPlan(request, request.origin, email.sender, options, false, vary);
   else plan = planOfVerdict(request, verdict, email.sender, options, false, vary);
@@ -428,11 +437,11 @@ function allowedPlan(
   if (origin !== null && !isHeaderValue(origin)) return denial('malformed', options, preflight, vary);
   const constants = constantsOf(options);
   // (Arrays written whole where their length is known: no growing them per request.)
-  const allow: HeaderPair | null = origin === null ? null : ['Access-Control-Allow-Origin', origin];
+  const allow: HeaderPair | null = origin === null ? null : ['access-control-allow-origin', origin];
   if (!preflight) {
     // (A preflight never carries the source origin: it is checked only where it is sent.)
     if (sourceOrigin !== undefined && !isHeaderValue(sourceOrigin)) return denial('malformed', options, false, vary);
-    const source: HeaderPair | null = sourceOrigin === undefined ? null : [AMP_SOURCE_ORIGIN_HEADER, sourceOrigin];
+    const source: HeaderPair | null = sourceOrigin === undefined ? null : [AMP_SOURCE_ORIGIN_NAME, sourceOrigin];
     if (allow === null) return pass('actual', source === null ? [] : [source], vary);
     if (!constants.actualValid) return denial('malformed', options, false, vary);
     if (source === null) return pass('actual', options.credentials ? [allow, ALLOW_CREDENTIALS, constants.expose] : [allow, constants.expose], vary);
@@ -456,15 +465,15 @@ function preflightHeaders(headers: HeaderPair[], request: CorsRequest, constants
   if (constants.allowHeaders !== null) headers.push(constants.allowHeaders);
   else if (constants.reflectHeaders) {
     const reflected = reflectedHeadersValue(request.requestHeaders);
-    if (reflected !== null && reflected !== '') headers.push(['Access-Control-Allow-Headers', reflected]);
+    if (reflected !== null && reflected !== '') headers.push(['access-control-allow-headers', reflected]);
   }
   if (constants.maxAge !== null) headers.push(constants.maxAge);
 }
 
-// Shared, frozen header pairs (a plan's pairs are read-only): no allocation per request.
-const ALLOW_CREDENTIALS: HeaderPair = pair('Access-Control-Allow-Credentials', 'true');
-const ALLOW_PRIVATE_NETWORK: HeaderPair = pair('Access-Control-Allow-Private-Network', 'true');
-const ALLOW_ANY_ORIGIN: HeaderPair = pair('Access-Control-Allow-Origin', '*');
+// Shared, frozen header pairs (a plan's pairs are read-only, names in lower case): no allocation per request.
+const ALLOW_CREDENTIALS: HeaderPair = pair('access-control-allow-credentials', 'true');
+const ALLOW_PRIVATE_NETWORK: HeaderPair = pair('access-control-allow-private-network', 'true');
+const ALLOW_ANY_ORIGIN: HeaderPair = pair('access-control-allow-origin', '*');
 
 /**
  * 0. The `any-origin` mode's answer: `*`, never credentials; `Vary` only for the request headers a preflight reflects
@@ -531,7 +540,7 @@ function reject(reason: string, vary: readonly string[]): CorsPlan {
     handled: true,
     status: 403,
     body: `Forbidden: CORS origin denied (${reason})\n`,
-    headers: [['Content-Type', 'text/plain; charset=utf-8']],
+    headers: [['content-type', 'text/plain; charset=utf-8']],
     vary,
   };
 }

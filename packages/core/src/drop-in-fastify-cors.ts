@@ -228,7 +228,7 @@ export function createFastifyCorsPolicy<S>(options: FastifyCorsOptions<S> | unde
   // `origin: false` alone (denied origins passed on) is @fastify/cors's "CORS off": every request passed on untouched, no `Vary` either.
   const off = policy.mode === 'origin-option' && origin === false && policy.options.onDenied === 'omit';
   const withCacheControl = ({ verdict, plan }: CorsDecision): CorsDecision =>
-    plan.kind === 'preflight' ? { verdict, plan: { ...plan, headers: [...plan.headers, ['Cache-Control', cacheControl as string]] } } : { verdict, plan };
+    plan.kind === 'preflight' ? { verdict, plan: { ...plan, headers: [...plan.headers, ['cache-control', cacheControl as string]] } } : { verdict, plan };
   const routes = new WeakMap<object, FastifyCorsPolicy | AmpCorsError>();
   const decide = (request: FastifyCorsRequest, routeConfig?: unknown): FastifyCorsOwnAnswer | CorsDecision | Promise<CorsDecision> => {
     const route = typeof routeConfig === 'object' && routeConfig !== null ? (routeConfig as { cors?: unknown }).cors : undefined;

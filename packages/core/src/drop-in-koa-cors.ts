@@ -65,7 +65,7 @@ export interface KoaCorsPolicy<C extends KoaCorsContext> {
    * with a Promise. May throw or reject when one of them does.
    */
   decide(ctx: C): CorsDecision | Promise<CorsDecision>;
-  /** The headers to set for a plan: the plan's, plus `secureContext`'s when configured (never on a 403). */
+  /** The headers to set for a plan: the plan's, plus `secureContext`'s when configured (never on a 403); names in lower case, as a plan's. */
   headersOf(plan: CorsPlan): ReadonlyArray<readonly [string, string]>;
   /** The error to rethrow when deciding failed: it carries `Vary: Origin` for Koa's error response. */
   errorWhileDeciding(error: unknown): unknown;
@@ -81,8 +81,8 @@ const KOA_CORS_KEYS: readonly string[] = ['origin', 'allowMethods', 'allowHeader
 
 /** The headers of `secureContext: true`. */
 const SECURE_CONTEXT: ReadonlyArray<readonly [string, string]> = [
-  ['Cross-Origin-Opener-Policy', 'same-origin'],
-  ['Cross-Origin-Embedder-Policy', 'require-corp'],
+  ['cross-origin-opener-policy', 'same-origin'],
+  ['cross-origin-embedder-policy', 'require-corp'],
 ];
 
 /** True for what `@koa/cors` reads as "no list": `null`, `''`, `[]`. */

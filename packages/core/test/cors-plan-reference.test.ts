@@ -54,23 +54,23 @@ function referencePlan(request: CorsRequest, verdict: Verdict, o: NormalizedCors
   const denial = (reason: string, preflight: boolean, vary: readonly string[]): CorsPlan => {
     if (reason === 'missing') return preflight && o.everyOptionsIsPreflight === true && !o.preflightContinue ? end([], vary) : pass('actual', [], vary);
     if (o.onDenied === 'reject')
-      return plan('reject', true, 403, [['Content-Type', 'text/plain; charset=utf-8']], vary, `Forbidden: CORS origin denied (${reason})\n`);
+      return plan('reject', true, 403, [['content-type', 'text/plain; charset=utf-8']], vary, `Forbidden: CORS origin denied (${reason})\n`);
     return preflight && !o.preflightContinue ? end([], vary) : pass(preflight ? 'preflight' : 'actual', [], vary);
   };
   const checked = (p: CorsPlan, preflight: boolean) =>
     p.headers.every(([, value]) => typeof value === 'string' && VALUE.test(value)) ? p : denial('malformed', preflight, p.vary);
   const preflightPart = (headers: Pair[]) => {
-    if (o.methods !== '') headers.push(['Access-Control-Allow-Methods', o.methods]);
+    if (o.methods !== '') headers.push(['access-control-allow-methods', o.methods]);
     const names = o.allowedHeaders ?? referenceReflectable(request.requestHeaders);
     if (names !== null && names.length > 0)
-      headers.push(['Access-Control-Allow-Headers', names.join(o.allowedHeaders === null ? ', ' : (o.allowedHeadersSeparator ?? ', '))]);
-    if (o.maxAge !== null) headers.push(['Access-Control-Max-Age', String(o.maxAge)]);
+      headers.push(['access-control-allow-headers', names.join(o.allowedHeaders === null ? ', ' : (o.allowedHeadersSeparator ?? ', '))]);
+    if (o.maxAge !== null) headers.push(['access-control-max-age', String(o.maxAge)]);
   };
   const finish = (headers: Pair[], vary: readonly string[]) => checked(o.preflightContinue ? pass('preflight', headers, vary) : end(headers, vary), true);
   const anyOrigin = (): CorsPlan => {
-    const headers: Pair[] = [['Access-Control-Allow-Origin', '*']];
+    const headers: Pair[] = [['access-control-allow-origin', '*']];
     if (!preflightOf(request, o)) {
-      headers.push(['Access-Control-Expose-Headers', o.exposedHeaders.join(', ')]);
+      headers.push(['access-control-expose-headers', o.exposedHeaders.join(', ')]);
       return checked(pass('actual', headers, o.alwaysVaryOrigin === true ? ['Origin'] : []), false);
     }
     preflightPart(headers);
@@ -83,16 +83,16 @@ function referencePlan(request: CorsRequest, verdict: Verdict, o: NormalizedCors
   const allowed = (origin: string | null, source: string | undefined, preflight: boolean, vary: readonly string[]): CorsPlan => {
     const headers: Pair[] = [];
     if (origin !== null) {
-      headers.push(['Access-Control-Allow-Origin', origin]);
-      if (o.credentials) headers.push(['Access-Control-Allow-Credentials', 'true']);
+      headers.push(['access-control-allow-origin', origin]);
+      if (o.credentials) headers.push(['access-control-allow-credentials', 'true']);
     }
     if (!preflight) {
-      if (source !== undefined) headers.push([SOURCE_HEADER, source]);
-      if (origin !== null) headers.push(['Access-Control-Expose-Headers', [...o.exposedHeaders, ...(source !== undefined ? [SOURCE_HEADER] : [])].join(', ')]);
+      if (source !== undefined) headers.push(['amp-access-control-allow-source-origin', source]);
+      if (origin !== null) headers.push(['access-control-expose-headers', [...o.exposedHeaders, ...(source !== undefined ? [SOURCE_HEADER] : [])].join(', ')]);
       return checked(pass('actual', headers, vary), false);
     }
     preflightPart(headers);
-    if (o.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(['Access-Control-Allow-Private-Network', 'true']);
+    if (o.privateNetworkAccess && request.requestPrivateNetwork === 'true') headers.push(['access-control-allow-private-network', 'true']);
     return finish(headers, vary);
   };
   const ofVerdict = (source: string | undefined, preflight: boolean, vary: readonly string[]): CorsPlan => {
@@ -113,7 +113,7 @@ function referencePlan(request: CorsRequest, verdict: Verdict, o: NormalizedCors
   if (sender === undefined) return ofVerdict(source, preflight, vary);
   let p: CorsPlan;
   if (!sender.trusted) p = denial('email-sender-denied', false, vary);
-  else if (sender.version === 2) p = checked(pass('actual', [['AMP-Email-Allow-Sender', sender.sender]], vary), false);
+  else if (sender.version === 2) p = checked(pass('actual', [['amp-email-allow-sender', sender.sender]], vary), false);
   else if (typeof request.origin === 'string' && o.emailClientOrigins?.has(request.origin) === true) p = allowed(request.origin, sender.sender, false, vary);
   else p = ofVerdict(sender.sender, false, vary);
   return { ...p, email: sender };
@@ -236,7 +236,7 @@ describe('the optimized plan equals the straightforward reference', () => {
     const allowed: Verdict = { allowed: true, origin: CACHE_ORIGIN, via: 'cache', reason: 'cache-origin' };
     const allowHeaders = (requested: string) =>
       planCors({ method: 'OPTIONS', origin: CACHE_ORIGIN, requestMethod: 'POST', requestHeaders: requested }, allowed, o).headers.find(
-        ([name]) => name === 'Access-Control-Allow-Headers',
+        ([name]) => name === 'access-control-allow-headers',
       )?.[1];
     expect(allowHeaders('content-type, x-a')).toBe('content-type, x-a');
     expect(allowHeaders(' content-type ,x-a,')).toBe('content-type, x-a');

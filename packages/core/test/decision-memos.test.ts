@@ -197,7 +197,7 @@ describe('a policy decides as it would without its memos', () => {
     const first = policy.decide({ method: 'GET', origin: copy(GOOD) }) as { verdict: Verdict; plan: CorsPlan };
     const before = structuredClone(first.plan);
     expect(() => ((first.verdict as { origin: string | null }).origin = 'https://evil.example')).toThrow(TypeError);
-    expect(() => (first.plan.headers as Array<readonly [string, string]>).push(['Access-Control-Allow-Origin', 'https://evil.example'])).toThrow(TypeError);
+    expect(() => (first.plan.headers as Array<readonly [string, string]>).push(['access-control-allow-origin', 'https://evil.example'])).toThrow(TypeError);
     expect(() => ((first.plan.headers[0] as unknown as string[])[1] = 'https://evil.example')).toThrow(TypeError);
     expect(() => ((first.plan as { handled: boolean }).handled = true)).toThrow(TypeError);
     const next = policy.decide({ method: 'GET', origin: copy(GOOD) }) as { verdict: Verdict; plan: CorsPlan };
@@ -218,7 +218,7 @@ describe('a policy decides as it would without its memos', () => {
     const policy = createCorsPolicy({ verifier });
     const decide = () => policy.decide({ method: 'GET', origin: copy(GOOD) }) as { verdict: Verdict; plan: CorsPlan };
     expect(decide().verdict.allowed).toBe(true);
-    expect(decide().plan.headers[0]).toEqual(['Access-Control-Allow-Origin', GOOD]);
+    expect(decide().plan.headers[0]).toEqual(['access-control-allow-origin', GOOD]);
     allowed = false;
     expect(decide().verdict.allowed).toBe(false);
     expect(decide().plan.kind).toBe('reject');
@@ -266,7 +266,7 @@ describe('planCors: remembered plans of frozen verdicts', () => {
     for (let round = 0; round < 2; round++) {
       origins.forEach((origin, i) => {
         const plan = planCors({ method: 'GET', origin: copy(origin) }, verdicts[i] as Verdict, options);
-        expect(plan.headers[0]).toEqual(['Access-Control-Allow-Origin', origin]);
+        expect(plan.headers[0]).toEqual(['access-control-allow-origin', origin]);
       });
     }
   });

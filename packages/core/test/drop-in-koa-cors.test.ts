@@ -160,14 +160,14 @@ describe('Koa response parts: secureContext, keepHeadersOnError', () => {
     const decided = secure.decide(ctxOf({ Origin: EVIL })) as CorsDecision;
     expect(secure.headersOf(decided.plan)).toEqual(
       expect.arrayContaining([
-        ['Cross-Origin-Opener-Policy', 'same-origin'],
-        ['Cross-Origin-Embedder-Policy', 'require-corp'],
+        ['cross-origin-opener-policy', 'same-origin'],
+        ['cross-origin-embedder-policy', 'require-corp'],
       ]),
     );
     const amp = createKoaCorsPolicy<Ctx>({ publishers: ['example.com'], secureContext: true }, ENTRY);
     const rejected = amp.decide(ctxOf({ Origin: EVIL })) as CorsDecision;
     expect(rejected.plan.kind).toBe('reject');
-    expect(amp.headersOf(rejected.plan).map(([name]) => name)).not.toContain('Cross-Origin-Opener-Policy');
+    expect(amp.headersOf(rejected.plan).map(([name]) => name)).not.toContain('cross-origin-opener-policy');
   });
   it("an error thrown later carries the plan's headers and Vary (merged with its own, * kept), or nothing with keepHeadersOnError: false", () => {
     const kept = createKoaCorsPolicy<Ctx>({ origin: A }, ENTRY);
@@ -175,8 +175,8 @@ describe('Koa response parts: secureContext, keepHeadersOnError', () => {
     const withVary = Object.assign(new Error('x'), { headers: { Vary: 'Accept-Encoding', 'X-Own': '1' } });
     expect((kept.errorAfter(withVary, plan) as { headers: object }).headers).toEqual({
       'X-Own': '1',
-      'Access-Control-Allow-Origin': A,
-      'Access-Control-Expose-Headers': 'AMP-Redirect-To',
+      'access-control-allow-origin': A,
+      'access-control-expose-headers': 'AMP-Redirect-To',
       vary: 'Accept-Encoding, Origin',
     });
     const star = Object.assign(new Error('x'), { headers: { vary: '*' } });

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { EmailSender, Verdict } from '@ampcors/core';
-import { appendVary, createFastifyCorsPolicy, isThenable, lowerHeaderName } from '@ampcors/core/adapter';
+import { appendVary, createFastifyCorsPolicy, isThenable } from '@ampcors/core/adapter';
 import type { CorsDecision, FastifyCorsOptions, FastifyCorsOriginFunction, FastifyCorsPolicy } from '@ampcors/core/adapter';
 import type { HookHandlerDoneFunction as Done, FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
 import fp from 'fastify-plugin';
@@ -32,17 +32,6 @@ export interface FastifyAmpCorsOptions extends FastifyCorsOptions<FastifyInstanc
   readonly logLevel?: LogLevel;
 }
 
-/** The lower-case names of the header lists core shares between requests (frozen): one lookup per plan, not one per name. */
-const NAMES = new WeakMap<object, readonly string[]>();
-/** The lower-case names of a plan's headers, in order; remembered while the list lives when it is frozen (its names cannot change). */
-function namesOf(headers: ReadonlyArray<readonly [string, string]>): readonly string[] {
-  let names = NAMES.get(headers);
-  if (names === undefined) {
-    names = headers.map((header) => lowerHeaderName(header[0]));
-    if (Object.isFrozen(headers)) NAMES.set(headers, names);
-  }
-  return names;
-}
 /**
  * The route's `config` (`request.routeOptions.config`), without the cost of
  * `routeOptions`: Fastify 5's getter builds a new object of every route
@@ -88,9 +77,12 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
   const settle = ({ verdict, plan }: CorsDecision, request: FastifyRequest, reply: FastifyReply, done: Done): void => {
     try {
       // Core's values are checked header values and `reply.header` only records them: all are sent, or (on an error) none.
+      // Core's names are in lower case, as Fastify stores them (its own lowering of each then copies nothing).
       const headers = plan.headers;
-      const names = namesOf(headers);
-      for (let i = 0; i < headers.length; i++) reply.header(names[i] as string, (headers[i] as readonly [string, string])[1]);
+      for (let i = 0; i < headers.length; i++) {
+        const header = headers[i] as readonly [string, string];
+        reply.header(header[0], header[1]);
+      }
       vary(reply, plan.vary);
     } catch (error) {
       return fail(error, reply, done);

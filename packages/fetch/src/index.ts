@@ -74,12 +74,12 @@ export function ampCorsOf(request: Request): AmpCorsResult | undefined {
   return Stamped.of(request);
 }
 /**
- * A plan's headers as this adapter sends them: names in lower case (undici lower-cases every name it is given, copying a
- * mixed-case one), `Vary`'s value for a response that has none yet, and an ended answer's pairs. Made once per frozen plan
- * (core shares and remembers those, bounded: a `WeakMap` entry goes with its plan), else per request.
+ * A plan's headers as this adapter sends them: core's pairs (names in lower case, as undici stores them), `Vary`'s value
+ * for a response that has none yet, and an ended answer's pairs. Made once per frozen plan (core shares and remembers
+ * those, bounded: a `WeakMap` entry goes with its plan), else per request.
  */
 interface HeaderLists {
-  /** The plan's headers, names lower-cased; they differ from each other and from `vary` (core's plans). */
+  /** The plan's headers; their names differ from each other and from `vary` (core's plans). */
   readonly pairs: ReadonlyArray<readonly [string, string]>;
   /** The plan's `Vary` names, and their value when there is no `Vary` yet (`null` for none to add). */
   readonly varyNames: readonly string[];
@@ -92,9 +92,11 @@ const listsOfPlans = new WeakMap<Pick<CorsPlan, 'headers' | 'vary'>, HeaderLists
 function listsOf(plan: Pick<CorsPlan, 'headers' | 'vary'>): HeaderLists {
   let lists = listsOfPlans.get(plan);
   if (lists !== undefined) return lists;
-  const pairs = plan.headers.map(([name, value]) => [name.toLowerCase(), value] as [string, string]);
+  const pairs = plan.headers;
   const vary = plan.vary.length === 0 ? null : appendVary(null, plan.vary);
-  lists = { pairs, varyNames: plan.vary, vary, end: vary === null ? pairs : [['vary', vary], ...pairs] };
+  const end: [string, string][] = vary === null ? [] : [['vary', vary]];
+  for (const [name, value] of pairs) end.push([name, value]);
+  lists = { pairs, varyNames: plan.vary, vary, end };
   // Only a plan that cannot change may be remembered: frozen, with its header list, each pair and its Vary names.
   if (Object.isFrozen(plan) && Object.isFrozen(plan.headers) && plan.headers.every((pair) => Object.isFrozen(pair)) && Object.isFrozen(plan.vary)) {
     listsOfPlans.set(plan, lists);

@@ -239,7 +239,7 @@ describe('planCors: denied', () => {
       handled: true,
       status: 403,
       body: 'Forbidden: CORS origin denied (unknown-origin)\n',
-      headers: [['Content-Type', 'text/plain; charset=utf-8']],
+      headers: [['content-type', 'text/plain; charset=utf-8']],
       vary: ['Origin'],
     });
     expect(plan({ method: 'OPTIONS', origin: 'https://evil.com', requestMethod: 'POST' })).toMatchObject({
@@ -286,32 +286,32 @@ describe('planCors: allowed', () => {
       status: 0,
       body: '',
       headers: [
-        ['Access-Control-Allow-Origin', CACHE],
-        ['Access-Control-Allow-Credentials', 'true'],
-        ['Access-Control-Expose-Headers', AMP_REDIRECT_TO],
+        ['access-control-allow-origin', CACHE],
+        ['access-control-allow-credentials', 'true'],
+        ['access-control-expose-headers', AMP_REDIRECT_TO],
       ],
       vary: ['Origin'],
     });
     expect(plan({ method: 'GET', origin: CACHE }, options({ credentials: false, exposedHeaders: 'X-A' })).headers).toEqual([
-      ['Access-Control-Allow-Origin', CACHE],
-      ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, X-A`],
+      ['access-control-allow-origin', CACHE],
+      ['access-control-expose-headers', `${AMP_REDIRECT_TO}, X-A`],
     ]);
   });
   it('a checked __amp_source_origin: no legacy header by default, the same headers as without it (issue 16)', () => {
     const without = plan({ method: 'POST', origin: CACHE }).headers;
     expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }).headers).toEqual(without);
     expect(without).toEqual([
-      ['Access-Control-Allow-Origin', CACHE],
-      ['Access-Control-Allow-Credentials', 'true'],
-      ['Access-Control-Expose-Headers', AMP_REDIRECT_TO],
+      ['access-control-allow-origin', CACHE],
+      ['access-control-allow-credentials', 'true'],
+      ['access-control-expose-headers', AMP_REDIRECT_TO],
     ]);
   });
   it('a checked __amp_source_origin with legacySourceOriginHeader: its header, exposed', () => {
     expect(plan({ method: 'POST', origin: CACHE, sourceOrigin: 'https://example.com' }, options({ legacySourceOriginHeader: true })).headers).toEqual([
-      ['Access-Control-Allow-Origin', CACHE],
-      ['Access-Control-Allow-Credentials', 'true'],
-      [AMP_SOURCE_ORIGIN_HEADER, 'https://example.com'],
-      ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
+      ['access-control-allow-origin', CACHE],
+      ['access-control-allow-credentials', 'true'],
+      ['amp-access-control-allow-source-origin', 'https://example.com'],
+      ['access-control-expose-headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
     ]);
     // Without a source origin, the option adds nothing.
     expect(plan({ method: 'POST', origin: CACHE }, options({ legacySourceOriginHeader: true })).headers).toEqual(
@@ -323,7 +323,7 @@ describe('planCors: allowed', () => {
       for (const sourceOrigin of ['https://evil.com', 'https://example.com.evil.com', 'https://example.com, https://evil.com', 'null']) {
         const p = plan({ method: 'POST', origin: CACHE, sourceOrigin }, opts);
         expect(p).toMatchObject({ kind: 'reject', status: 403, body: 'Forbidden: CORS origin denied (source-origin-mismatch)\n' });
-        expect(p.headers.map(([name]) => name)).not.toContain(AMP_SOURCE_ORIGIN_HEADER);
+        expect(p.headers.map(([name]) => name)).not.toContain('amp-access-control-allow-source-origin');
       }
     }
   });
@@ -331,7 +331,7 @@ describe('planCors: allowed', () => {
     expect(plan({ method: 'POST', ampSameOrigin: 'true' }).headers).toEqual([]);
     expect(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }).headers).toEqual([]);
     expect(plan({ method: 'POST', ampSameOrigin: 'true', sourceOrigin: 'https://example.com' }, options({ legacySourceOriginHeader: true })).headers).toEqual([
-      [AMP_SOURCE_ORIGIN_HEADER, 'https://example.com'],
+      ['amp-access-control-allow-source-origin', 'https://example.com'],
     ]);
   });
   it('a preflight: methods, reflected headers, and nothing optional by default', () => {
@@ -341,23 +341,23 @@ describe('planCors: allowed', () => {
       status: 204,
       body: '',
       headers: [
-        ['Access-Control-Allow-Origin', CACHE],
-        ['Access-Control-Allow-Credentials', 'true'],
-        ['Access-Control-Allow-Methods', DEFAULT_METHODS],
-        ['Access-Control-Allow-Headers', 'Content-Type'],
+        ['access-control-allow-origin', CACHE],
+        ['access-control-allow-credentials', 'true'],
+        ['access-control-allow-methods', DEFAULT_METHODS],
+        ['access-control-allow-headers', 'Content-Type'],
       ],
       vary: ['Origin', 'Access-Control-Request-Headers'],
     });
   });
   it('a preflight: no Allow-Headers when nothing (clean) was asked or configured', () => {
     const names = (p: CorsPlan) => p.headers.map(([name]) => name);
-    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST' }))).not.toContain('Access-Control-Allow-Headers');
+    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST' }))).not.toContain('access-control-allow-headers');
     expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'AMP-Same-Origin' }))).not.toContain(
-      'Access-Control-Allow-Headers',
+      'access-control-allow-headers',
     );
-    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'a\r\nb' }))).not.toContain('Access-Control-Allow-Headers');
+    expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'a\r\nb' }))).not.toContain('access-control-allow-headers');
     expect(names(plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: 'X-A' }, options({ allowedHeaders: [] })))).not.toContain(
-      'Access-Control-Allow-Headers',
+      'access-control-allow-headers',
     );
   });
   it('a preflight with every option: configured headers, max-age 0, private network, status, continue', () => {
@@ -365,15 +365,15 @@ describe('planCors: allowed', () => {
     const request: CorsRequest = { method: 'OPTIONS', origin: CACHE, requestMethod: 'GET', requestHeaders: 'X-B', requestPrivateNetwork: 'true' };
     expect(plan(request, all)).toMatchObject({ kind: 'preflight', handled: true, status: 200 });
     expect(plan(request, all).headers).toEqual([
-      ['Access-Control-Allow-Origin', CACHE],
-      ['Access-Control-Allow-Credentials', 'true'],
-      ['Access-Control-Allow-Methods', 'GET'],
-      ['Access-Control-Allow-Headers', 'X-A'],
-      ['Access-Control-Max-Age', '0'],
-      ['Access-Control-Allow-Private-Network', 'true'],
+      ['access-control-allow-origin', CACHE],
+      ['access-control-allow-credentials', 'true'],
+      ['access-control-allow-methods', 'GET'],
+      ['access-control-allow-headers', 'X-A'],
+      ['access-control-max-age', '0'],
+      ['access-control-allow-private-network', 'true'],
     ]);
-    expect(plan({ ...request, requestPrivateNetwork: 'TRUE' }, all).headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Private-Network');
-    expect(plan(request, options({ privateNetworkAccess: false })).headers.map(([n]) => n)).not.toContain('Access-Control-Allow-Private-Network');
+    expect(plan({ ...request, requestPrivateNetwork: 'TRUE' }, all).headers.map(([n]) => n)).not.toContain('access-control-allow-private-network');
+    expect(plan(request, options({ privateNetworkAccess: false })).headers.map(([n]) => n)).not.toContain('access-control-allow-private-network');
     expect(plan(request, options({ preflightContinue: true }))).toMatchObject({ kind: 'preflight', handled: false, status: 0 });
   });
   it('a verdict about another origin, or with unsafe values, is not trusted', () => {
@@ -431,7 +431,7 @@ describe('planCors: AMP for Email', () => {
       handled: false,
       status: 0,
       body: '',
-      headers: [['AMP-Email-Allow-Sender', 'Sender@Example.com']],
+      headers: [['amp-email-allow-sender', 'Sender@Example.com']],
       vary: ['Origin', 'AMP-Email-Sender'],
       email: { version: 2, sender: 'Sender@Example.com', trusted: true },
     });
@@ -460,17 +460,17 @@ describe('planCors: AMP for Email', () => {
       status: 0,
       body: '',
       headers: [
-        ['Access-Control-Allow-Origin', 'https://mail.example'],
-        ['Access-Control-Allow-Credentials', 'true'],
-        [AMP_SOURCE_ORIGIN_HEADER, 'sender@example.com'],
-        ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
+        ['access-control-allow-origin', 'https://mail.example'],
+        ['access-control-allow-credentials', 'true'],
+        ['amp-access-control-allow-source-origin', 'sender@example.com'],
+        ['access-control-expose-headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
       ],
       vary: ['Origin', 'AMP-Email-Sender'],
       email: { version: 1, sender: 'sender@example.com', trusted: true },
     });
     const noCredentials = options({ email: { senders: ['sender@example.com'], clientOrigins: ['https://mail.example'] }, credentials: false });
     expect(plan({ method: 'POST', origin: 'https://mail.example', sourceOrigin: 'sender@example.com' }, noCredentials).headers.map(([n]) => n)).not.toContain(
-      'Access-Control-Allow-Credentials',
+      'access-control-allow-credentials',
     );
     expect(plan({ method: 'POST', origin: 'https://Mail.example', sourceOrigin: 'sender@example.com' }, email)).toMatchObject({
       kind: 'reject',
@@ -664,10 +664,10 @@ describe('createCorsPolicy', () => {
   it('uses the options given to decide, else its own', () => {
     const policy = createCorsPolicy({ publishers: ['example.com'], credentials: false });
     expect((policy.decide({ method: 'GET', origin: CACHE }) as { plan: CorsPlan }).plan.headers.map(([n]) => n)).not.toContain(
-      'Access-Control-Allow-Credentials',
+      'access-control-allow-credentials',
     );
     expect((policy.decide({ method: 'GET', origin: CACHE }, null, defaults) as { plan: CorsPlan }).plan.headers.map(([n]) => n)).toContain(
-      'Access-Control-Allow-Credentials',
+      'access-control-allow-credentials',
     );
   });
 });
@@ -849,16 +849,16 @@ describe('issue #14: AMP for Email v1 never trusts an Origin because of the quer
   });
   it('answers the known email client (Gmail, https://mail.google.com) by default, and an Origin the verifier allows', () => {
     expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'News@Example.com' }).headers).toEqual([
-      ['Access-Control-Allow-Origin', 'https://mail.google.com'],
-      ['Access-Control-Allow-Credentials', 'true'],
-      [AMP_SOURCE_ORIGIN_HEADER, 'News@Example.com'],
-      ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
+      ['access-control-allow-origin', 'https://mail.google.com'],
+      ['access-control-allow-credentials', 'true'],
+      ['amp-access-control-allow-source-origin', 'News@Example.com'],
+      ['access-control-expose-headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
     ]);
     expect(decide({ method: 'GET', origin: CACHE, sourceOrigin: 'news@example.com' }).headers).toEqual([
-      ['Access-Control-Allow-Origin', CACHE],
-      ['Access-Control-Allow-Credentials', 'true'],
-      [AMP_SOURCE_ORIGIN_HEADER, 'news@example.com'],
-      ['Access-Control-Expose-Headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
+      ['access-control-allow-origin', CACHE],
+      ['access-control-allow-credentials', 'true'],
+      ['amp-access-control-allow-source-origin', 'news@example.com'],
+      ['access-control-expose-headers', `${AMP_REDIRECT_TO}, ${AMP_SOURCE_ORIGIN_HEADER}`],
     ]);
     // The email client with a sender it does not vouch for: still refused.
     expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'evil@example.com' })).toMatchObject({
@@ -880,7 +880,7 @@ describe('issue #14: AMP for Email v1 never trusts an Origin because of the quer
     expect(headerNames(decide({ method: 'POST', origin: CACHE, sourceOrigin: 'news@example.com' }, none))).toContain('access-control-allow-origin');
     const own = createCorsPolicy({ publishers: ['example.com'], email: { senders, clientOrigins: ['https://webmail.example.net'] } });
     expect(decide({ method: 'POST', origin: 'https://webmail.example.net', sourceOrigin: 'news@example.com' }, own).headers[0]).toEqual([
-      'Access-Control-Allow-Origin',
+      'access-control-allow-origin',
       'https://webmail.example.net',
     ]);
     expect(decide({ method: 'POST', origin: 'https://mail.google.com', sourceOrigin: 'news@example.com' }, own)).toMatchObject({ kind: 'reject' });
@@ -899,14 +899,14 @@ describe('issue #14: AMP for Email v1 never trusts an Origin because of the quer
   });
   it('v2 wins over v1: a trusted AMP-Email-Sender from any Origin gets AMP-Email-Allow-Sender only, never ACAO', () => {
     const p = decide({ method: 'POST', origin: 'https://evil.example', emailSender: 'news@example.com', sourceOrigin: 'news@example.com' });
-    expect(p).toMatchObject({ kind: 'actual', headers: [['AMP-Email-Allow-Sender', 'news@example.com']], email: { version: 2 } });
+    expect(p).toMatchObject({ kind: 'actual', headers: [['amp-email-allow-sender', 'news@example.com']], email: { version: 2 } });
   });
 });
 
 describe('issue #14: Access-Control-Allow-Headers is never * (item 4)', () => {
   it('a preflight asking for "*, amp-same-origin" is not answered with *', () => {
     const p = plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: '*, amp-same-origin' });
-    expect(p.headers.map(([name]) => name)).not.toContain('Access-Control-Allow-Headers');
+    expect(p.headers.map(([name]) => name)).not.toContain('access-control-allow-headers');
     expect(reflectableHeaders('*, amp-same-origin')).toEqual([]);
     expect(reflectableHeaders(' X-A ,*,x-b')).toEqual(['X-A', 'x-b']);
   });
@@ -956,7 +956,7 @@ describe('issue #14: Access-Control-Allow-Headers is never * (item 4)', () => {
     fc.assert(
       fc.property(fc.array(name, { maxLength: 6 }), (names) => {
         const p = plan({ method: 'OPTIONS', origin: CACHE, requestMethod: 'POST', requestHeaders: names.join(',') });
-        const allow = (p.headers.find(([n]) => n === 'Access-Control-Allow-Headers')?.[1] ?? '').split(',').map((n) => n.trim().toLowerCase());
+        const allow = (p.headers.find(([n]) => n === 'access-control-allow-headers')?.[1] ?? '').split(',').map((n) => n.trim().toLowerCase());
         expect(allow).not.toContain('*');
         expect(allow).not.toContain('amp-same-origin');
       }),
@@ -994,7 +994,7 @@ describe('issue #14: email senders are compared in ASCII, and no plan holds a va
       email: { version: 1, trusted: false },
     });
     expect(plan({ method: 'POST', origin: 'https://mail.google.com', emailSender: 'KATE@example.com' }, email).headers).toEqual([
-      ['AMP-Email-Allow-Sender', 'KATE@example.com'],
+      ['amp-email-allow-sender', 'KATE@example.com'],
     ]);
   });
   it('every header value of every plan is visible ASCII, space or tab: Node and undici accept it (a value that is not is denied)', async () => {
