@@ -1,3 +1,4 @@
+import { getDomain } from 'tldts';
 import { AmpCorsError } from './errors.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import type { DenyReason, Verdict, VerifyContext } from './verifier.js';
@@ -47,7 +48,7 @@ let canaryTurn = 0;
  * against (a function allowing every `https` origin, or every origin on one
  * port, allows it too).
  */
-function canaryLike(origin: ParsedOrigin): string {
+export function canaryLike(origin: ParsedOrigin): string {
   canaryTurn = (canaryTurn + 1) % CANARY_HOSTS.length;
   return `${origin.scheme}://${CANARY_HOSTS[canaryTurn] as string}${origin.port === null ? '' : `:${origin.port}`}`;
 }
@@ -63,6 +64,135 @@ function anyOriginWithCredentials(what: string): AmpCorsError {
 function canaryNote(canary: string): string {
   return `it allowed ${canary}, an origin no configuration names`;
 }
+
+// ---------------------------------------------------------------------------
+// Look-alikes: origins anyone can register that a loosely written option also trusts.
+
+/** The letter a look-alike puts where an allowed host has a dot: what an unescaped `.` in a pattern matches too. */
+const DOT_STAND_IN = 'q';
+
+/** A dotted-decimal IPv4 host (parseOrigin admits no other numeric form). */
+const IPV4_HOST = /^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$/;
+
+/** One look-alike of an allowed origin, and the mistake of an option that also allows it. */
+export interface LookAlike {
+  /** The look-alike origin: same scheme and port, a host under a registrable domain nobody configured. */
+  readonly origin: string;
+  /** The usual mistake behind allowing it, for the error message. */
+  readonly mistake: string;
+}
+
+/**
+ * The look-alikes of an allowed origin: origins of the same scheme and port
+ * whose host lies under a registrable domain that no configuration names
+ * (it carries the process's random canary label, or turns a dot of the
+ * registrable domain into a letter). An option that allows the origin and
+ * one of these trusts sites anyone can register:
+ *
+ * (a) the host extended, `example.com.<canary>.invalid`: a match without
+ *     an end anchor (`/^https:\/\/example\.com/`, `startsWith`);
+ * (b) the canary glued in front of the registrable domain (its eTLD+1, the
+ *     Public Suffix List's private section included, so `user.github.io`
+ *     is one), `www.<canary>example.com`: a suffix match without its dot
+ *     (`/example\.com$/`, `endsWith('example.com')`);
+ * (c) each dot from the one just left of the registrable domain rightwards
+ *     made a letter, `wwwqexample.com`, `www.exampleqcom`: an unescaped dot.
+ *
+ * Labels left of the registrable domain are never changed, so a pattern
+ * trusting every subdomain (`([a-z0-9-]+\.)*example\.com`) has no
+ * look-alike. An IPv4 host or a host with no registrable domain
+ * (`localhost`, a public suffix) only has (a); an IPv6 host has none (a
+ * bracketed host cannot be extended).
+ */
+export function lookAlikes(origin: ParsedOrigin): LookAlike[] {
+  const { host } = origin;
+  if (host.startsWith('[')) return [];
+  const at = sameSchemeAndPort(origin);
+  // (a) A missing end anchor.
+  const found: LookAlike[] = [{ origin: at(`${host}.${CANARY_LABEL}.invalid`), mistake: 'a match without an end anchor' }];
+  const start = registrableStart(host);
+  if (start < 0) return found;
+  const registrable = host.slice(start);
+  // (b) A suffix match without its dot.
+  found.push({ origin: at(`${host.slice(0, start)}${CANARY_LABEL}${registrable}`), mistake: 'a suffix match without its leading dot' });
+  // (c) An unescaped dot, from the one bounding the registrable domain rightwards.
+  for (let dot = host.indexOf('.', Math.max(start - 1, 0)); dot >= 0; dot = host.indexOf('.', dot + 1)) {
+    found.push({ origin: at(`${host.slice(0, dot)}${DOT_STAND_IN}${host.slice(dot + 1)}`), mistake: 'an unescaped dot' });
+  }
+  return found;
+}
+
+/** An origin of `origin`'s scheme and port on another host. */
+function sameSchemeAndPort(origin: ParsedOrigin): (host: string) => string {
+  const port = origin.port === null ? '' : `:${origin.port}`;
+  return (host) => `${origin.scheme}://${host}${port}`;
+}
+
+/** Where a host's registrable domain (eTLD+1, the private section included) starts, or -1 for an IP address or a host without one. */
+function registrableStart(host: string): number {
+  if (host.startsWith('[') || IPV4_HOST.test(host)) return -1;
+  const registrable = getDomain(host, { allowPrivateDomains: true, extractHostname: false });
+  return registrable === null || !host.endsWith(registrable) ? -1 : host.length - registrable.length;
+}
+
+/**
+ * The origins of which `origin` is a look-alike of kind (c) of
+ * {@link lookAlikes}: `origin` with one character of its registrable domain
+ * made a dot (`https://wwwxexample.com` → `https://www.example.com`), each
+ * host without an empty label. A pattern that allows `origin` and one of
+ * these has an unescaped dot, seen from the look-alike's side: what a
+ * request from the look-alike itself is checked against.
+ */
+function dottedOriginals(origin: ParsedOrigin): string[] {
+  const { host } = origin;
+  const start = registrableStart(host);
+  if (start < 0) return [];
+  const at = sameSchemeAndPort(origin);
+  const found: string[] = [];
+  for (let i = start + 1; i < host.length - 1; i++) {
+    if (host[i] !== '.' && host[i - 1] !== '.' && host[i + 1] !== '.') found.push(at(`${host.slice(0, i)}.${host.slice(i + 1)}`));
+  }
+  return found;
+}
+
+/** The refusal of an option that allows `allowed` and also its look-alike `twin`, with credentials. */
+function lookAlikeRefusal(what: string, allowed: string, twin: LookAlike): AmpCorsError {
+  return new AmpCorsError(
+    'unsafe-configuration',
+    `${what} allows ${allowed} and also ${twin.origin}, a look-alike anyone could register (${twin.mistake}); together with credentials every such site could read credentialed responses: escape every dot and anchor both ends (e.g. /^https:\\/\\/(www\\.)?example\\.com$/), list exact origins, or set credentials: false`,
+  );
+}
+
+/** Host-like runs of a pattern's source (its escapes undone): where {@link patternWitnesses} looks for the origins it was written for. */
+const HOST_RUN = /[a-z0-9_-]+(?:\.[a-z0-9_-]+)+(?::[0-9]{1,5})?/g;
+/** At most this many runs of one pattern are tried at construction (a bound on a huge pattern's cost). */
+const MAX_WITNESS_RUNS = 16;
+/** The ways a host run is tried as an origin. */
+const WITNESS_PREFIXES: readonly string[] = ['https://', 'http://', 'https://www.'];
+
+/**
+ * Origins a pattern was evidently written for, found without a request:
+ * its source, escapes undone and `^`/`$` dropped, when that is an origin
+ * (a literal written as a pattern), and each host-like run of the source
+ * over `https`, `http` and `https://www.`; only canonical origins the
+ * pattern itself allows are kept.
+ */
+function patternWitnesses(pattern: RegExp): string[] {
+  const text = pattern.source.replace(/\\([./:-])/g, '$1');
+  const candidates = new Set<string>([text.replace(/^\^/, '').replace(/\$$/, '')]);
+  for (const run of (text.toLowerCase().match(HOST_RUN) ?? []).slice(0, MAX_WITNESS_RUNS)) {
+    for (const prefix of WITNESS_PREFIXES) candidates.add(prefix + run);
+  }
+  return [...candidates].filter((candidate) => parseOrigin(candidate).ok && pattern.test(candidate));
+}
+
+/** The first look-alike of `allowed` that `allows` allows too, if any (`allowed` must be canonical). */
+function allowedLookAlike(allowed: ParsedOrigin, allows: (origin: string) => boolean): LookAlike | undefined {
+  return lookAlikes(allowed).find((twin) => allows(twin.origin));
+}
+
+/** Origins whose look-alikes a pattern option was found not to allow, remembered per option: at most this many (then forgotten at once). */
+const MAX_CHECKED_ORIGINS = 256;
 
 /**
  * The `origin` option of the `cors` and `@koa/cors` packages, as data: an
@@ -101,10 +231,19 @@ const ANY_ORIGIN: OriginMatcher = () => true;
  * and a RegExp that matches one of the canary origins (random hosts under
  * `.invalid`, `.com`, `.org` and the AMP cache, over `https`, `http` and a
  * port): a pattern whose source is `.*`, `^https:` or `\.com$` trusts
- * origins its author never named.
+ * origins its author never named. So is, with credentials, a pattern that
+ * allows an origin and one of its {@link lookAlikes} (a suffix match
+ * without its dot, an unescaped dot, no end anchor): at construction when
+ * one of the origins it was evidently written for ({@link patternWitnesses})
+ * shows it; otherwise the matcher throws that refusal for each origin the
+ * pattern allows along with a look-alike (the request fails), and
+ * remembers, bounded, the origins that passed. A per-request answer
+ * ({@link OriginOptionMode}) is not asked about look-alikes here: the
+ * function guard asks the function itself.
  *
- * @throws AmpCorsError `unsafe-configuration` for any-origin with
- * credentials, `invalid-origin` for a string that is no canonical origin,
+ * @throws AmpCorsError `unsafe-configuration` for any-origin or a
+ * look-alike with credentials (the matcher too, for a look-alike),
+ * `invalid-origin` for a string that is no canonical origin,
  * `invalid-option` for other values.
  */
 export function compileOriginOption(option: OriginOption, mode: OriginOptionMode): OriginMatcher {
@@ -129,13 +268,54 @@ export function compileOriginOption(option: OriginOption, mode: OriginOptionMode
       // A pattern that matches a canary matches origins nobody named (`.*`, `^https:`, `\.com$`): with credentials, refused like `true`.
       const canary = mode.credentials ? CANARIES.find((origin) => pattern.test(origin)) : undefined;
       if (canary !== undefined) throw anyOriginWithCredentials(`origin ${String(item).slice(0, 80)} (${canaryNote(canary)})`);
+      // A pattern that allows an origin it was written for and one of its look-alikes (`/example\.com$/`): refused now.
+      if (mode.credentials && !mode.perRequest) {
+        for (const witness of patternWitnesses(pattern)) {
+          const twin = allowedLookAlike(parseOrigin(witness) as ParsedOrigin, (origin) => pattern.test(origin));
+          if (twin !== undefined) throw lookAlikeRefusal(`origin ${String(item).slice(0, 80)}`, witness, twin);
+        }
+      }
       patterns.push(pattern);
     } else {
       throw new AmpCorsError('invalid-option', 'origin must be a string, a RegExp, a boolean or an array of strings and RegExps');
     }
   }
   if (any) return ANY_ORIGIN;
-  return (origin) => exact.has(origin) || patterns.some((pattern) => pattern.test(origin));
+  if (!mode.credentials || mode.perRequest || patterns.length === 0) return (origin) => exact.has(origin) || patterns.some((pattern) => pattern.test(origin));
+  // With credentials, an origin allowed by a pattern is allowed only when that pattern allows none of its look-alikes
+  // (a pattern construction could not judge, e.g. `/^https:\/\/(www\.)?example\.com/`); the request fails otherwise.
+  const checked = new Set<string>();
+  // A pattern once shown to allow a look-alike stays refused (a fresh error each time: adapters may decorate it).
+  const unsafe = new Map<RegExp, readonly [string, LookAlike]>();
+  const refusalOf = (pattern: RegExp, [allowed, twin]: readonly [string, LookAlike]) =>
+    lookAlikeRefusal(`origin ${String(pattern).slice(0, 80)}`, allowed, twin);
+  return (origin) => {
+    if (exact.has(origin) || checked.has(origin)) return true;
+    const allowing = patterns.filter((pattern) => pattern.test(origin));
+    if (allowing.length === 0) return false;
+    const parsed = parseOrigin(origin);
+    // Callers judge canonical origins only (judgeWithOriginMatcher); anything else is denied, never guessed at.
+    if (!parsed.ok) return false;
+    for (const pattern of allowing) {
+      const known = unsafe.get(pattern);
+      if (known !== undefined) throw refusalOf(pattern, known);
+      const allows = (other: string) => pattern.test(other);
+      // The origin's look-alikes, then the origins it is a look-alike of (a request from `wwwxexample.com` itself).
+      const twin = allowedLookAlike(parsed, allows);
+      const original = twin === undefined ? dottedOriginals(parsed).find(allows) : undefined;
+      const found =
+        twin !== undefined ? ([origin, twin] as const) : original !== undefined ? ([original, { origin, mistake: 'an unescaped dot' }] as const) : undefined;
+      if (found !== undefined) {
+        unsafe.set(pattern, found);
+        checked.clear();
+        throw refusalOf(pattern, found);
+      }
+    }
+    // Remembered, bounded: the key is the whole Origin, and forgetting only costs the check again.
+    if (checked.size >= MAX_CHECKED_ORIGINS) checked.clear();
+    checked.add(origin);
+    return true;
+  };
 }
 
 function denied(origin: string | null, reason: DenyReason, detail: string): Verdict {
@@ -187,7 +367,7 @@ export type OriginFunctionSource = (
 };
 
 /** How long a canary or `__amp_source_origin` question may take before it counts as "not allowed". */
-const QUESTION_TIMEOUT_MS = 2000;
+export const QUESTION_TIMEOUT_MS = 2000;
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
@@ -236,6 +416,23 @@ function allowsWithin(ask: OriginAsk, origin: string): boolean | Promise<boolean
   });
 }
 
+/**
+ * Asks about each question (a canary origin, or a look-alike), each bounded
+ * as {@link allowsWithin} is: the first one allowed, in the order given, or
+ * `undefined`. A synchronous yes ends the questions at once; answers still
+ * pending are awaited together, so the bound holds for all of them at once.
+ */
+function firstAllowed(ask: OriginAsk, questions: ReadonlyArray<string | LookAlike>): string | LookAlike | undefined | Promise<string | LookAlike | undefined> {
+  const answers: Array<boolean | Promise<boolean>> = [];
+  for (const question of questions) {
+    const answer = allowsWithin(ask, typeof question === 'string' ? question : question.origin);
+    if (answer === true) return question;
+    answers.push(answer);
+  }
+  if (!answers.some(isThenable)) return undefined;
+  return Promise.all(answers).then((settled) => questions[settled.indexOf(true)]);
+}
+
 const NOTHING: OriginMatcher = () => false;
 
 /**
@@ -259,11 +456,22 @@ const NOTHING: OriginMatcher = () => false;
  *    matter: for a canonical `Origin`, or for the source origin of a
  *    same-origin request (`AMP-Same-Origin: true` without `Origin`).
  * 3. With credentials, an allowed `Origin` gets its answer only when the
- *    function, asked about a canary of the same scheme and port, does not
- *    allow the canary too (bounded like 1); when it does, the request fails
- *    with the error of 1. This costs one more question per allowed
- *    credentialed request, and holds for a function that starts allowing
- *    everything after construction.
+ *    function, asked about a canary of the same scheme and port and about
+ *    the origin's {@link lookAlikes} (`o.endsWith('example.com')` also
+ *    allows `https://<canary>example.com`, `o.startsWith('https://example.com')`
+ *    `https://example.com.<canary>.invalid`), allows none of them (each
+ *    question bounded like 1, the pending ones awaited together); when it
+ *    allows one, the request fails with the error of 1 or one naming the
+ *    look-alike. This costs more questions per allowed credentialed
+ *    request: the canary, and two look-alikes plus one per dot from the one
+ *    left of the registrable domain (six questions for `www.example.co.uk`;
+ *    fewer after a synchronous yes): a function
+ *    with side effects (logging, counting, a database) sees them, and a
+ *    function that waits sees them all at once. It holds for a function
+ *    that starts allowing everything after construction. Once a look-alike
+ *    was allowed, every credentialed allow fails (a request from the
+ *    look-alike itself, `wwwxexample.com` for an unescaped dot, may have no
+ *    look-alike the function allows).
  *
  * Not covered, by design: a function written to recognise the canaries.
  *
@@ -276,6 +484,8 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
   const refusal = (canary: string) => anyOriginWithCredentials(`the origin function (${canaryNote(canary)})`);
   // 1. The construction probe.
   let unsafe: string | undefined;
+  // 3. An allowed origin and its look-alike the function allowed too, once seen: every credentialed allow fails from then on.
+  let shown: readonly [string, LookAlike] | undefined;
   if (credentials) {
     const answers = CANARIES.map((canary) => [canary, allowsWithin(probe, canary)] as const);
     const now = answers.find(([, allowed]) => allowed === true);
@@ -309,11 +519,14 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
           const verdict: Verdict =
             judged.allowed && matcher === ANY_ORIGIN && judged.origin === origin ? { ...judged, via: 'any', reason: 'any-origin' } : judged;
           if (!verdict.allowed || !parsed.ok || !withCredentials) return verdict;
-          // 3. Credentials only when the function does not allow a canary too.
+          // 3. Credentials only when the function allows neither a canary nor a look-alike of the origin too (and never did).
+          if (shown !== undefined) throw lookAlikeRefusal('the origin function', ...shown);
           const canary = canaryLike(parsed);
-          return then(allowsWithin(ask, canary), (yes) => {
-            if (yes) throw refusal(canary);
-            return verdict;
+          return then(firstAllowed(ask, [canary, ...lookAlikes(parsed)]), (yes) => {
+            if (yes === undefined) return verdict;
+            if (typeof yes === 'string') throw refusal(yes);
+            shown ??= [origin as string, yes];
+            throw lookAlikeRefusal('the origin function', origin as string, yes);
           });
         });
       });

@@ -1,0 +1,357 @@
+// Drop-in origin options that also trust registrable look-alikes, with credentials (issue #14 item 3, found by the
+// independent attack): a suffix match without its dot (`cors`'s README example /example\.com$/, endsWith), an
+// unescaped dot, a match without an end anchor (startsWith). The attacker's side: every look-alike a loose option
+// allows is refused, at construction or on the request; the defender's side: a wide set of tight options (exact sets,
+// anchored alternations, subdomain wildcards, ports, co.uk and github.io, IP and localhost origins) keeps working.
+import { isAmpCorsError, type Verdict } from '@ampcors/core';
+import { compileOriginOption, createCorsPolicy, judgeWithOriginMatcher, type OriginMatcher } from '@ampcors/core/adapter';
+import fc from 'fast-check';
+import { getDomain } from 'tldts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { lookAlikes } from '../../src/legacy-origin-option.js';
+import { type ParsedOrigin, parseOrigin } from '../../src/origin-header.js';
+
+const LABEL = /ampcorscanary[a-z]{12}/;
+
+function parsed(origin: string): ParsedOrigin {
+  const result = parseOrigin(origin);
+  if (!result.ok) throw new Error(`test origin ${origin} is not canonical`);
+  return result;
+}
+
+/** The look-alikes of `origin`, the random canary label written L. */
+const shapes = (origin: string) => lookAlikes(parsed(origin)).map(({ origin: twin }) => twin.replace(LABEL, 'L'));
+
+function outcome(run: () => unknown): string {
+  try {
+    const value = run();
+    return value === true ? 'allowed' : value === false ? 'denied' : `other: ${String(value)}`;
+  } catch (error) {
+    return isAmpCorsError(error) ? `${error.code}: ${error.message}` : `other: ${String(error)}`;
+  }
+}
+
+describe('lookAlikes: origins under a registrable domain nobody configured, same scheme and port', () => {
+  it('extends the host, glues the canary before the registrable domain, and makes each dot from the one left of it a letter', () => {
+    expect(shapes('https://www.example.com')).toEqual([
+      'https://www.example.com.L.invalid',
+      'https://www.Lexample.com',
+      'https://wwwqexample.com',
+      'https://www.exampleqcom',
+    ]);
+    expect(shapes('https://example.co.uk:8443')).toEqual([
+      'https://example.co.uk.L.invalid:8443',
+      'https://Lexample.co.uk:8443',
+      'https://exampleqco.uk:8443',
+      'https://example.coquk:8443',
+    ]);
+    // github.io is a public suffix (private section): me.github.io is the registrable domain; a.b. is left alone.
+    expect(shapes('http://a.b.me.github.io')).toEqual([
+      'http://a.b.me.github.io.L.invalid',
+      'http://a.b.Lme.github.io',
+      'http://a.bqme.github.io',
+      'http://a.b.meqgithub.io',
+      'http://a.b.me.githubqio',
+    ]);
+  });
+
+  it('gives an IPv4 host, localhost and a public suffix only the extended host, and an IPv6 host none', () => {
+    expect(shapes('http://127.0.0.1:8080')).toEqual(['http://127.0.0.1.L.invalid:8080']);
+    expect(shapes('http://localhost:3000')).toEqual(['http://localhost.L.invalid:3000']);
+    expect(shapes('https://github.io')).toEqual(['https://github.io.L.invalid']);
+    expect(shapes('http://[::1]:3000')).toEqual([]);
+  });
+
+  it('by property: every look-alike is a canonical origin of the same scheme and port under another registrable domain, with the subdomain labels kept', () => {
+    fc.assert(
+      fc.property(fc.domain(), fc.constantFrom('http', 'https'), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: null }), (host, scheme, port) => {
+        const origin = `${scheme}://${host}${port === null || (scheme === 'https' && port === 443) || (scheme === 'http' && port === 80) ? '' : `:${port}`}`;
+        const own = parseOrigin(origin);
+        fc.pre(own.ok && origin.length < 200);
+        const registrable = getDomain(host, { allowPrivateDomains: true });
+        const subdomain = registrable === null ? '' : host.slice(0, host.length - registrable.length);
+        for (const { origin: twin } of lookAlikes(own as ParsedOrigin)) {
+          const other = parseOrigin(twin);
+          expect(other.ok, twin).toBe(true);
+          if (!other.ok) continue;
+          expect([other.scheme, other.port]).toEqual([(own as ParsedOrigin).scheme, (own as ParsedOrigin).port]);
+          expect(getDomain(other.host, { allowPrivateDomains: true })).not.toBe(registrable);
+          expect(other.host.startsWith(subdomain.slice(0, -1))).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/**
+ * Tight options, with credentials, and origins each allows: never refused, at construction or on a request.
+ * The look-alikes each must still deny are the attacker's.
+ */
+const TIGHT: ReadonlyArray<readonly [RegExp | ReadonlyArray<string | RegExp>, readonly string[]]> = [
+  [/^https:\/\/example\.com$/, ['https://example.com']],
+  [/^https:\/\/(www\.)?example\.com$/, ['https://example.com', 'https://www.example.com']],
+  [/^https:\/\/([a-z0-9-]+\.)*example\.com$/, ['https://example.com', 'https://www.example.com', 'https://a.b.example.com', 'https://a-b.example.com']],
+  [/^https:\/\/(?:[\w-]+\.)+example\.com$/i, ['https://www.example.com', 'https://x_y.example.com']],
+  [/^https:\/\/[a-z0-9-]+\.example\.com$/, ['https://www.example.com', 'https://api.example.com']],
+  [/\.example\.com$/, ['https://www.example.com', 'https://a.b.example.com']],
+  [/^https:\/\/(www|app)\.example\.com$/, ['https://www.example.com', 'https://app.example.com']],
+  [/^https:\/\/[a-z]+\.example\.com(:\d+)?$/, ['https://app.example.com', 'https://app.example.com:8443']],
+  [/^https:\/\/example\.com:8443$/, ['https://example.com:8443']],
+  [/^https:\/\/([a-z]+\.)?example\.co\.uk$/, ['https://example.co.uk', 'https://www.example.co.uk']],
+  [/^https:\/\/myname\.github\.io$/, ['https://myname.github.io']],
+  [/^https:\/\/([a-z0-9-]+\.)?myapp\.herokuapp\.com$/, ['https://myapp.herokuapp.com', 'https://staging.myapp.herokuapp.com']],
+  [/^https:\/\/www-example-com\.cdn\.ampproject\.org$/, ['https://www-example-com.cdn.ampproject.org']],
+  [/^https:\/\/xn--bcher-kva\.de$/, ['https://xn--bcher-kva.de']],
+  [/^https:\/\/(example\.com|example\.org|example\.net)$/, ['https://example.com', 'https://example.org', 'https://example.net']],
+  [/^https:\/\/example\.(com|org)$/, ['https://example.com', 'https://example.org']],
+  [/^https?:\/\/example\.com$/, ['https://example.com', 'http://example.com']],
+  [/^http:\/\/localhost(:\d+)?$/, ['http://localhost', 'http://localhost:3000']],
+  [/^http:\/\/127\.0\.0\.1(:\d+)?$/, ['http://127.0.0.1:8080']],
+  [/^http:\/\/192\.168\.1\.\d{1,3}$/, ['http://192.168.1.20']],
+  [/^http:\/\/\[::1\](:\d+)?$/, ['http://[::1]:3000']],
+  [
+    ['https://example.com', 'https://www.example.com'],
+    ['https://example.com', 'https://www.example.com'],
+  ],
+  [
+    ['https://example.com', /^https:\/\/[a-z]+\.example\.com$/],
+    ['https://example.com', 'https://shop.example.com'],
+  ],
+  [/^https:\/\/www\.example\.com$/gy, ['https://www.example.com']],
+];
+
+/** Look-alikes an attacker registers; none is allowed by any tight option. */
+const ATTACKERS = [
+  'https://evilexample.com',
+  'https://wwwxexample.com',
+  'https://example.com.evil.net',
+  'https://www.example.com.evil.net',
+  'https://evilexample.co.uk',
+  'https://evilmyname.github.io',
+  'https://evilmyapp.herokuapp.com',
+  'https://myapp.herokuapp.com.evil.net',
+  'http://localhost.evil.net',
+  'http://127.0.0.1.evil.net:8080',
+];
+
+describe('compileOriginOption with credentials: tight options are never refused', () => {
+  it.each(TIGHT.map(([option, own]) => [String(option), option, own] as const))('%s', (_name, option, own) => {
+    const matcher = compileOriginOption(option, { credentials: true });
+    // Twice: the second answer may come from the bounded memo.
+    for (let round = 0; round < 2; round++)
+      for (const origin of own)
+        expect(
+          outcome(() => matcher(origin)),
+          origin,
+        ).toBe('allowed');
+    for (const origin of ATTACKERS)
+      expect(
+        outcome(() => matcher(origin)),
+        origin,
+      ).toBe('denied');
+    for (const origin of own) expect(judgeWithOriginMatcher(matcher, origin, { sourceOrigin: origin })).toMatchObject({ allowed: true });
+  });
+});
+
+/**
+ * Loose options, with credentials: [pattern, an origin it was written for, a look-alike anyone can register that it
+ * allows, where it is refused]. Refused at construction when the pattern's own text shows an origin it was written for;
+ * otherwise the first request it allows along with a look-alike fails, whoever sends it, and every one after.
+ */
+const LOOSE: ReadonlyArray<readonly [RegExp, string, string, 'construction' | 'request']> = [
+  [/example\.com$/, 'https://example.com', 'https://evilexample.com', 'construction'],
+  [/^https:\/\/www.example.com$/, 'https://www.example.com', 'https://wwwxexample.com', 'construction'],
+  [/^https:\/\/example\.com/, 'https://example.com', 'https://example.com.evil.net', 'construction'],
+  [/example\.com/, 'https://example.com', 'https://notexample.com', 'construction'],
+  [/^https?:\/\/(.*\.)?example\.com/, 'https://www.example.com', 'https://example.com.evil.net', 'construction'],
+  [/^https:\/\/[a-z]+.example\.com$/, 'https://www.example.com', 'https://evilexample.com', 'construction'],
+  [/^https:\/\/[a-z0-9-]+\.github\.io$/, 'https://me.github.io', 'https://attacker.github.io', 'construction'],
+  [/\.example\.co\.uk$|example.co.uk$/, 'https://example.co.uk', 'https://evilexample.co.uk', 'construction'],
+  [/^http:\/\/localhost/, 'http://localhost:3000', 'http://localhost.evil.net', 'construction'],
+  [/^https:\/\/(app|api)\.example\.com/, 'https://app.example.com', 'https://app.example.com.evil.net', 'request'],
+  [/^http:\/\/192\.168\.1\.\d{1,3}/, 'http://192.168.1.20', 'http://192.168.1.20.evil.net', 'request'],
+  [/^https:\/\/(app|api).example\.com$/, 'https://app.example.com', 'https://appxexample.com', 'request'],
+  [/^https:\/\/app\.example\.com$|^https:\/\/(www\.)?example\.com/, 'https://example.com', 'https://www.example.com.evil.net', 'construction'],
+];
+
+const REFUSED =
+  /^unsafe-configuration: origin \/.+\/[a-z]* allows https?:\/\/\S+ and also https?:\/\/\S+, a look-alike anyone could register \((a match without an end anchor|a suffix match without its leading dot|an unescaped dot)\); together with credentials/;
+
+describe('compileOriginOption with credentials: an option that also allows registrable look-alikes is refused', () => {
+  it.each(LOOSE.map(([pattern, own, evil, when]) => [String(pattern), pattern, own, evil, when] as const))('%s', (_name, pattern, own, evil, when) => {
+    // The attacker's look-alike is indeed allowed by the pattern: the hole is real.
+    expect(pattern.test(evil)).toBe(true);
+    const built = outcome(() => compileOriginOption(pattern, { credentials: true }));
+    if (when === 'construction') {
+      expect(built).toMatch(REFUSED);
+      return;
+    }
+    expect(built).toMatch(/^other: /);
+    // On the request: the attacker first, then the publisher's own origin, each with a fresh option.
+    for (const order of [
+      [evil, own],
+      [own, evil],
+    ]) {
+      const matcher = compileOriginOption(pattern, { credentials: true });
+      for (const origin of order) expect(outcome(() => judgeWithOriginMatcher(matcher, origin))).toMatch(REFUSED);
+      // Still refused on the next request (never remembered as safe).
+      expect(outcome(() => matcher(own))).toMatch(REFUSED);
+      expect(outcome(() => matcher(evil))).toMatch(REFUSED);
+    }
+    // Without credentials the option is cors's, as written.
+    expect(compileOriginOption(pattern, { credentials: false })(evil)).toBe(true);
+  });
+
+  it('names the pattern, the origin it allowed, the look-alike, the mistake and the remedy', () => {
+    const message = outcome(() => compileOriginOption(/example\.com$/, { credentials: true }));
+    expect(message.replace(LABEL, 'L')).toContain(
+      'origin /example\\.com$/ allows https://example.com and also https://Lexample.com, a look-alike anyone could register (a suffix match without its leading dot)',
+    );
+    expect(message).toContain(
+      'escape every dot and anchor both ends (e.g. /^https:\\/\\/(www\\.)?example\\.com$/), list exact origins, or set credentials: false',
+    );
+    const request = outcome(() => compileOriginOption(/^https:\/\/(app|api).example\.com$/, { credentials: true })('https://appxexample.com'));
+    expect(request).toContain('allows https://app.example.com and also https://appxexample.com, a look-alike anyone could register (an unescaped dot)');
+  });
+
+  it('keeps exact origins of a mixed option allowed once a pattern of it was found loose', () => {
+    const matcher = compileOriginOption(['https://partner.example', /^https:\/\/(app|api)\.example\.com/], { credentials: true });
+    expect(outcome(() => matcher('https://app.example.com'))).toMatch(REFUSED);
+    expect(outcome(() => matcher('https://partner.example'))).toBe('allowed');
+    expect(outcome(() => matcher('https://evil.example'))).toBe('denied');
+  });
+
+  it('remembers safe origins in a bounded memo keyed on the whole origin: 300 hostile origins later, an origin is checked again', () => {
+    const pattern = /^https:\/\/[a-z0-9-]+\.example\.com$/;
+    const test = vi.spyOn(pattern, 'test');
+    const matcher: OriginMatcher = compileOriginOption(pattern, { credentials: true });
+    const questionsFor = (origin: string) => {
+      test.mockClear();
+      expect(matcher(origin)).toBe(true);
+      return test.mock.calls.length;
+    };
+    const first = questionsFor('https://www.example.com');
+    expect(first).toBeGreaterThan(4);
+    expect(questionsFor('https://www.example.com')).toBe(0);
+    // A longer or shorter origin sharing a prefix is its own key.
+    expect(questionsFor('https://www.example.com:8443'.replace(':8443', ''))).toBe(0);
+    for (let i = 0; i < 300; i++) matcher(`https://h${i}.example.com`);
+    expect(questionsFor('https://www.example.com')).toBe(first);
+    test.mockRestore();
+  });
+});
+
+/** A guard built the way the adapters build it, and the questions its function was asked. */
+function guarded(answer: (origin: string) => unknown, credentials = true) {
+  const asked: string[] = [];
+  const ask = (origin: string) => {
+    asked.push(origin);
+    return answer(origin);
+  };
+  const source = createCorsPolicy({}, true).guardOriginFunction(ask, credentials);
+  return { asked, source };
+}
+
+function verdictOf(run: () => Verdict | Promise<Verdict>): Promise<string> {
+  return Promise.resolve()
+    .then(run)
+    .then(
+      (verdict) => (verdict.allowed ? `allowed ${verdict.origin}` : `denied ${verdict.reason}`),
+      (error: unknown) => (isAmpCorsError(error) ? `${error.code}: ${error.message}` : `other: ${String(error)}`),
+    );
+}
+
+const OWN = new Set(['https://example.com', 'https://www.example.com', 'https://a.b.example.com']);
+
+/** Origin functions (as the `cors` callback's answer): tight ones, and the loose ones of the attack. */
+const TIGHT_FUNCTIONS: ReadonlyArray<readonly [string, (origin: string) => unknown]> = [
+  ['a Set of origins', (o) => OWN.has(o)],
+  ['an array includes', (o) => [...OWN].includes(o)],
+  ["=== or endsWith('.example.com')", (o) => o === 'https://example.com' || o.endsWith('.example.com')],
+  ['the URL hostname', (o) => ['example.com', 'www.example.com'].includes(new URL(o).hostname) || new URL(o).hostname.endsWith('.example.com')],
+  ['an anchored pattern', (o) => /^https:\/\/([a-z0-9-]+\.)*example\.com$/.test(o)],
+  ['the origin itself as the answer', (o) => (OWN.has(o) ? o : false)],
+  ['an async lookup', async (o) => OWN.has(o)],
+];
+
+const LOOSE_FUNCTIONS: ReadonlyArray<readonly [string, (origin: string) => unknown, string]> = [
+  ["endsWith('example.com')", (o) => o.endsWith('example.com'), 'https://evilexample.com'],
+  ["startsWith('https://example.com')", (o) => o.startsWith('https://example.com'), 'https://example.com.evil.net'],
+  ["includes('example.com')", (o) => o.includes('example.com'), 'https://example.com.evil.net'],
+  ['an unanchored pattern', (o) => /example\.com$/.test(o), 'https://evilexample.com'],
+  ['answering the pattern itself', () => /^https:\/\/(www\.)?example\.com/, 'https://www.example.com.evil.net'],
+  ['an async endsWith', async (o) => o.endsWith('example.com'), 'https://evilexample.com'],
+];
+
+describe('guardOriginFunction with credentials: look-alikes of each allowed origin', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each(TIGHT_FUNCTIONS)('%s: allowed, and the look-alikes denied', async (_name, answer) => {
+    const { source } = guarded(answer);
+    for (const origin of OWN) expect(await verdictOf(() => source().verify(origin))).toBe(`allowed ${origin}`);
+    for (const origin of ATTACKERS) expect(await verdictOf(() => source().verify(origin))).toBe('denied unknown-origin');
+  });
+
+  it.each(LOOSE_FUNCTIONS)('%s: the look-alike never gets credentials, nor the publisher afterwards', async (_name, answer, evil) => {
+    const { source } = guarded(answer);
+    expect(await verdictOf(() => source().verify(evil))).toMatch(/^unsafe-configuration: the origin function allows .* a look-alike anyone could register/);
+    expect(await verdictOf(() => source().verify('https://example.com'))).toMatch(/^unsafe-configuration: the origin function allows/);
+    // Without credentials (this request's) the function is trusted as it answers.
+    expect(await verdictOf(() => source(undefined, false).verify(evil))).toBe(`allowed ${evil}`);
+  });
+
+  it("an unescaped dot: once the publisher's origin shows it, the look-alike's own request fails too", async () => {
+    const { source } = guarded((o) => /^https:\/\/www.example\.com$/.test(o));
+    // The look-alike first: none of its own look-alikes is allowed, so this one request is answered.
+    expect(await verdictOf(() => source().verify('https://wwwxexample.com'))).toBe('allowed https://wwwxexample.com');
+    expect(await verdictOf(() => source().verify('https://www.example.com'))).toContain(
+      'also https://wwwqexample.com, a look-alike anyone could register (an unescaped dot)',
+    );
+    expect(await verdictOf(() => source().verify('https://wwwxexample.com'))).toMatch(/^unsafe-configuration/);
+  });
+
+  it('asks its extra questions once each, stops at the first synchronous yes, and nothing more for a denial', () => {
+    const { asked, source } = guarded((o) => OWN.has(o));
+    asked.length = 0;
+    source().verify('https://www.example.com');
+    expect(asked[0]).toBe('https://www.example.com');
+    expect(new Set(asked.slice(2).map((o) => o.replace(LABEL, 'L')))).toEqual(new Set(shapes('https://www.example.com')));
+    expect(asked).toHaveLength(2 + 4);
+    asked.length = 0;
+    source().verify('https://evil.com');
+    expect(asked).toEqual(['https://evil.com']);
+    const loose = guarded((o) => o.startsWith('https://example.com'));
+    loose.asked.length = 0;
+    expect(() => loose.source().verify('https://example.com')).toThrow(/look-alike/);
+    // The origin, the canary (denied), then the extended host (allowed): no more.
+    expect(loose.asked.map((o) => o.replace(LABEL, 'L')).slice(2)).toEqual(['https://example.com.L.invalid']);
+  });
+
+  it('asks an async function its questions at once: one delay, not one per question, each within the 2 s bound', async () => {
+    vi.useFakeTimers();
+    const delay = (value: boolean) => new Promise<boolean>((resolve) => setTimeout(() => resolve(value), 100));
+    const { source } = guarded((o) => delay(OWN.has(o)));
+    let settled: Verdict | undefined;
+    void (source().verify('https://www.example.com') as Promise<Verdict>).then((verdict) => {
+      settled = verdict;
+    });
+    // 100 ms for the origin's own answer, 100 ms for all the extra questions together.
+    await vi.advanceTimersByTimeAsync(199);
+    expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toMatchObject({ allowed: true, origin: 'https://www.example.com' });
+    // A look-alike that answers only after the bound counts as not allowed (the bound is the guard's, unchanged).
+    const slow = guarded((o) => (OWN.has(o) ? true : o.includes('ampcorscanary') ? new Promise(() => undefined) : false));
+    let late: Verdict | undefined;
+    void (slow.source().verify('https://www.example.com') as Promise<Verdict>).then((verdict) => {
+      late = verdict;
+    });
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(late).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(late).toMatchObject({ allowed: true });
+  });
+});
