@@ -201,18 +201,140 @@ const PUNY_T_MAX = 26;
 const PUNY_INITIAL_N = 128;
 const PUNY_INITIAL_BIAS = 72;
 
-/** RFC 3492 §6.1: the bias after a delta. */
+/** RFC 3492 §6.1: the bias after a delta (at most 2^31 − 1, as every caller ensures: `| 0` divides as integers). */
 function punyAdapt(delta: number, points: number, first: boolean): number {
-  let d = first ? Math.floor(delta / 700) : Math.floor(delta / 2);
-  d += Math.floor(d / points);
+  let d = first ? (delta / 700) | 0 : delta >>> 1;
+  d += (d / points) | 0;
   let k = 0;
-  for (; d > ((PUNY_BASE - PUNY_T_MIN) * PUNY_T_MAX) >> 1; k += PUNY_BASE) d = Math.floor(d / (PUNY_BASE - PUNY_T_MIN));
-  return k + Math.floor(((PUNY_BASE - PUNY_T_MIN + 1) * d) / (d + 38));
+  for (; d > ((PUNY_BASE - PUNY_T_MIN) * PUNY_T_MAX) >> 1; k += PUNY_BASE) d = (d / (PUNY_BASE - PUNY_T_MIN)) | 0;
+  return k + ((((PUNY_BASE - PUNY_T_MIN + 1) * d) / (d + 38)) | 0);
 }
 
 /** RFC 3492: the threshold of digit position `k`. */
 function punyThreshold(k: number, bias: number): number {
   return k <= bias ? PUNY_T_MIN : k >= bias + PUNY_T_MAX ? PUNY_T_MAX : k - bias;
+}
+
+/** RFC 3492 §5–6.3: delta `q` (at most 2^31 − 1) as a generalized variable-length integer (base-36 digits `a`–`z`, `0`–`9`). */
+function punyDigits(q: number, bias: number): string {
+  let out = '';
+  for (let k = PUNY_BASE; ; k += PUNY_BASE) {
+    const t = punyThreshold(k, bias);
+    if (q < t) return out + String.fromCharCode(q < 26 ? 97 + q : 22 + q);
+    const digit = t + ((q - t) % (PUNY_BASE - t));
+    out += String.fromCharCode(digit < 26 ? 97 + digit : 22 + digit);
+    q = ((q - t) / (PUNY_BASE - t)) | 0;
+  }
+}
+
+/**
+ * RFC 3492 §6.2 decoding (what follows `xn--` in an A-label) when every
+ * code point it gives is one UTF-16 unit (the Basic Multilingual Plane, no
+ * surrogate): the decoded label, else `undefined` — also for input that is
+ * not valid punycode (a non-ASCII character before the last `-`, a bad
+ * digit, a delta cut short, an overflow). Where it answers, it answers as
+ * punycode.js's `decode` (the property test "the BMP punycode codec agrees
+ * with punycode.js" checks it); working on a string rather than on an array
+ * of code points, it costs about half as much: the verifier's IDN path
+ * decodes with it.
+ *
+ * @example decodeBmpPunycode('bcher-kva') // 'bücher'
+ */
+export function decodeBmpPunycode(encoded: string): string | undefined {
+  // The last '-' (a loop: V8's lastIndexOf is a runtime call, several times dearer on a short label).
+  let last = encoded.length - 1;
+  while (last >= 0 && encoded.charCodeAt(last) !== 45) last--;
+  for (let p = 0; p < last; p++) if (encoded.charCodeAt(p) >= 0x80) return undefined;
+  let out = last > 0 ? encoded.slice(0, last) : '';
+  let n = PUNY_INITIAL_N;
+  let i = 0;
+  let bias = PUNY_INITIAL_BIAS;
+  // Twin of goPunycodeDecode's loop (its output an array of code points): keep in step.
+  for (let pos = last > 0 ? last + 1 : 0; pos < encoded.length;) {
+    const oldI = i;
+    for (let w = 1, k = PUNY_BASE; ; k += PUNY_BASE) {
+      if (pos === encoded.length) return undefined;
+      const c = encoded.charCodeAt(pos++);
+      const digit = c >= 48 && c <= 57 ? c - 22 : c >= 97 && c <= 122 ? c - 97 : c >= 65 && c <= 90 ? c - 65 : -1;
+      if (digit < 0) return undefined;
+      i += digit * w;
+      const t = punyThreshold(k, bias);
+      if (i > 0x7fffffff) return undefined;
+      if (digit < t) break;
+      w *= PUNY_BASE - t;
+      if (w > 0x7fffffff) return undefined;
+    }
+    const size = out.length + 1;
+    bias = punyAdapt(i - oldI, size, oldI === 0);
+    n += (i / size) | 0;
+    i %= size;
+    if (n > 0xffff || (n >= 0xd800 && n <= 0xdfff)) return undefined;
+    out = out.slice(0, i) + String.fromCharCode(n) + out.slice(i);
+    i++;
+  }
+  return out;
+}
+
+/** Where {@link encodeBmpPunycode} notes its label's non-ASCII units (grown when a label has more). */
+let wideUnits = new Int32Array(64);
+
+/**
+ * RFC 3492 §6.3 encoding of `label.slice(from, to)` when it holds no
+ * surrogate (every code point one UTF-16 unit), else `undefined`: what
+ * punycode.js's `encode` gives (the property test "the BMP punycode codec
+ * agrees with punycode.js" checks it), without its arrays of code points.
+ * Each non-ASCII unit is inserted as the decoder would, by code point then
+ * left to right (as {@link goPunycodeEncode} does for the units it inserts).
+ *
+ * @example encodeBmpPunycode('bücher') // 'bcher-kva'
+ */
+export function encodeBmpPunycode(label: string, from = 0, to = label.length): string | undefined {
+  let out = '';
+  let start = from;
+  let wide = 0;
+  // The basic code points, in order; the others' places noted.
+  for (let p = from; p < to; p++) {
+    const c = label.charCodeAt(p);
+    if (c < 0x80) continue;
+    if (c >= 0xd800 && c <= 0xdfff) return undefined;
+    if (p > start) out += label.slice(start, p);
+    start = p + 1;
+    if (wide === wideUnits.length) {
+      const grown = new Int32Array(wide * 2);
+      grown.set(wideUnits);
+      wideUnits = grown;
+    }
+    wideUnits[wide++] = p;
+  }
+  if (start < to) out += label.slice(start, to);
+  const basic = to - from - wide;
+  if (basic > 0) out += '-';
+  // Insertion order: by code point, then left to right (an insertion sort: a label has few).
+  for (let j = 1; j < wide; j++) {
+    const p = wideUnits[j] as number;
+    const c = label.charCodeAt(p);
+    let k = j;
+    for (; k > 0 && label.charCodeAt(wideUnits[k - 1] as number) > c; k--) wideUnits[k] = wideUnits[k - 1] as number;
+    wideUnits[k] = p;
+  }
+  let n = PUNY_INITIAL_N;
+  let i = 0;
+  let bias = PUNY_INITIAL_BIAS;
+  for (let j = 0; j < wide; j++) {
+    const p = wideUnits[j] as number;
+    const cp = label.charCodeAt(p);
+    // Its place among the code points present: all but the non-ASCII ones left of it not inserted yet.
+    let index = p - from;
+    for (let k = j + 1; k < wide; k++) if ((wideUnits[k] as number) < p) index--;
+    // Twin of goPunycodeEncode's delta: keep in step.
+    const delta = (cp - n) * (basic + j + 1) + index - i;
+    if (delta > 0x7fffffff) return undefined;
+    out += punyDigits(delta, bias);
+    bias = punyAdapt(delta, basic + j + 1, j === 0);
+    n = cp;
+    i = index + 1;
+  }
+  return out;
 }
 
 /**
@@ -225,6 +347,7 @@ function goPunycodeDecode(encoded: string): string | undefined {
   if (last === 0) return undefined;
   if (last === encoded.length - 1) return encoded.slice(0, -1);
   const output = last > 0 ? Array.from(encoded.slice(0, last)) : [];
+  // Twin of decodeBmpPunycode's loop (its output a string): keep in step.
   let n = PUNY_INITIAL_N;
   let i = 0;
   let bias = PUNY_INITIAL_BIAS;
@@ -257,7 +380,7 @@ function goPunycodeDecode(encoded: string): string | undefined {
  * the code points `points` whose basic part keeps those marked in `keep`
  * (non-ASCII ones too) and whose deltas insert the others (each ≥ 128),
  * in the order the decoder inserts them (by code point, then left to right).
- * `undefined` when a removed code point is ASCII.
+ * `undefined` when a removed code point is ASCII, or a delta overflows (RFC 3492 §6.4).
  */
 export function goPunycodeEncode(points: readonly number[], keep: readonly boolean[]): string | undefined {
   const inserted: number[] = [];
@@ -276,17 +399,10 @@ export function goPunycodeEncode(points: readonly number[], keep: readonly boole
     if (cp < n) return undefined;
     let index = 0;
     for (let q = 0; q < p; q++) if (present[q]) index++;
+    // Twin of encodeBmpPunycode's delta (the decoder's state <n, i> advanced to <cp, index>): keep in step.
     const delta = (cp - n) * (length + 1) + index - i;
-    for (let q = delta, k = PUNY_BASE; ; k += PUNY_BASE) {
-      const t = punyThreshold(k, bias);
-      if (q < t) {
-        out += String.fromCharCode(q < 26 ? 97 + q : 22 + q);
-        break;
-      }
-      const digit = t + ((q - t) % (PUNY_BASE - t));
-      out += String.fromCharCode(digit < 26 ? 97 + digit : 22 + digit);
-      q = Math.floor((q - t) / (PUNY_BASE - t));
-    }
+    if (delta > 0x7fffffff) return undefined;
+    out += punyDigits(delta, bias);
     bias = punyAdapt(delta, length + 1, step === 0);
     n = cp;
     i = index + 1;

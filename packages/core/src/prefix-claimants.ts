@@ -1,6 +1,6 @@
-import { decode as punycodeDecode, encode as punycodeEncode, toUnicode } from 'punycode/punycode.es6.js';
+import { encode as punycodeEncode, toUnicode } from 'punycode/punycode.es6.js';
 import { browserHost } from './domain-name.js';
-import { goPunycodeEncode, isHashedPrefix, MAX_PREFIX_LENGTH, type ReadableForm, readableFormOf } from './domain-prefix.js';
+import { decodeBmpPunycode, encodeBmpPunycode, goPunycodeEncode, isHashedPrefix, MAX_PREFIX_LENGTH, type ReadableForm, readableFormOf } from './domain-prefix.js';
 
 /** A domain that could exist and whose cache prefix, under one accepted algorithm, is a given prefix. */
 export interface PrefixClaimant {
@@ -351,20 +351,19 @@ const MAX_SIMPLE_IDN_WIDE = 3;
 function simpleIdnClaimants(prefix: string): readonly PrefixClaimant[] | undefined {
   const length = prefix.length;
   if (length > 63) return undefined;
-  // 1. Letters, digits and inner runs of one or two hyphens after `xn--`.
+  // 1. Letters, digits and inner runs of one or two hyphens after `xn--` (the last hyphen noted).
+  let last = 3;
   for (let i = 4; i < length; i++) {
     const c = prefix.charCodeAt(i);
     if (c === 45) {
       if (i === 4 || i === length - 1 || (prefix.charCodeAt(i + 1) === 45 && prefix.charCodeAt(i + 2) === 45)) return undefined;
+      last = i;
     } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) return undefined;
   }
   // 2. L, read label by label into D (A-labels encoded here, as a browser encodes them).
-  let label: string;
-  try {
-    label = punycodeDecode(prefix.slice(4));
-  } catch {
-    return undefined;
-  }
+  // (Not valid punycode, or a code point outside the BMP or a surrogate, which is never simple: not simple.)
+  const label = decodeBmpPunycode(prefix.slice(4));
+  if (label === undefined) return undefined;
   const size = label.length;
   if (size < 3 || (label.startsWith('0-') && label.endsWith('-0')) || (label.charCodeAt(2) === 45 && label.charCodeAt(3) === 45)) return undefined;
   let domain = '';
@@ -387,7 +386,10 @@ function simpleIdnClaimants(prefix: string): readonly PrefixClaimant[] | undefin
       if (i === from && part === '') return undefined;
       if (i === size && (partWide || domain === '' || !partLetters)) return undefined;
       part = part === '' ? label.slice(from, i) : part + label.slice(from, i);
-      const ascii = partWide ? `xn--${punycodeEncode(part)}` : part;
+      // (Its code points are simple, never surrogates: it encodes; were it not to, the general search would decide.)
+      const encoded = partWide ? encodeBmpPunycode(part) : part;
+      if (encoded === undefined) return undefined;
+      const ascii = partWide ? `xn--${encoded}` : part;
       if (ascii.length > 63) return undefined;
       domain = domain === '' ? ascii : `${domain}.${ascii}`;
       part = '';
@@ -411,7 +413,6 @@ function simpleIdnClaimants(prefix: string): readonly PrefixClaimant[] | undefin
   if (wide > 1 && !lenientReadings(label).next().done) return undefined;
   const claimant: PrefixClaimant = { publisherDomain: domain, form: 'spec' };
   // R's last label: what follows the prefix's last hyphen, unless that hyphen ends a `--` (then it holds a hyphen).
-  const last = prefix.lastIndexOf('-');
   if (prefix.charCodeAt(last - 1) === 45) return [claimant];
   for (let i = last + 1; i < length; i++) {
     const c = prefix.charCodeAt(i);
