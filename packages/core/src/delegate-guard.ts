@@ -1,0 +1,221 @@
+/**
+ * The `cors` package's per-request options delegate, guarded (issue #14
+ * item 3; attacker's review, session 14). A delegate answers options built
+ * from the request it is given, so an answer that copies the request's
+ * `Origin` (`{ origin: req.headers.origin, credentials: true }`,
+ * `origin: [req.headers.origin]`, `publishers` plus that origin) trusts every
+ * origin with credentials, as `origin: true` does, which ampcors refuses
+ * with credentials. Each answer is compiled as a static configuration, so
+ * nothing in it shows the copy; the delegate's behaviour does. Written once
+ * here so that an adapter only says how to make its request about another
+ * origin.
+ *
+ * 1. An answer without credentials is used as is (no cost).
+ * 2. A decision of an answer with credentials that allows the request's own
+ *    `Origin` (not as a same-origin request) is checked: the delegate is
+ *    asked once more, about the same request made about a canary origin
+ *    shaped like that `Origin` (same scheme and port, a host no
+ *    configuration names: legacy-origin-option.ts's `canaryLike`), and its
+ *    answer decides that canary request (its `__amp_source_origin`,
+ *    `AMP-Same-Origin`, `Sec-Fetch-Site` and AMP for Email sender left out,
+ *    so none of them can turn the canary away). An answer allowing the
+ *    canary with credentials fails the request with the `unsafe-configuration`
+ *    error of `origin: true` with credentials. An answer about the canary
+ *    that is no valid configuration (`publishers: [its host]` when the
+ *    canary's host is under an AMP cache domain) is asked about a second
+ *    canary of another host.
+ * 3. The questions are bounded together like an origin function's canary
+ *    question (`QUESTION_TIMEOUT_MS`): a delegate that calls back with an
+ *    error, throws, answers invalid options twice, never calls back within
+ *    the bound, or whose answer's verifier fails, has not allowed the canary,
+ *    and the request keeps its decision; an answer refused as unsafe (an
+ *    origin function in it that allows the canary) has allowed it. Such a delegate also leaves its real
+ *    requests from unknown origins without an answer, so it is not one that
+ *    copies the `Origin`.
+ * 4. A decision of an answer object already checked, unchanged since (the
+ *    same policy from `corsPackagePolicies`, which compiles a changed object
+ *    again), is not checked again: its origins are fixed data, not a copy of
+ *    this request's `Origin`. A delegate that answers a new object per
+ *    request (the usual literal) is asked twice per allowed credentialed
+ *    request.
+ *
+ * Not covered, by design: a delegate written to recognise canaries, and one
+ * that reads the `Origin` from somewhere other than the request it is given
+ * (a closure kept from an earlier request, a global).
+ */
+import type { CorsDecision } from './cors-policy.js';
+import type { CorsRequest } from './cors-response.js';
+import { type CorsPackageDelegate, type CorsPackageOptions, type CorsPackagePolicy, corsPackagePolicies } from './drop-in-cors.js';
+import { AmpCorsError, isAmpCorsError } from './errors.js';
+import { canaryLike, QUESTION_TIMEOUT_MS } from './legacy-origin-option.js';
+import { askOriginCallback } from './origin-callback.js';
+import { type ParsedOrigin, parseOrigin } from './origin-header.js';
+import { isThenable } from './request-facts.js';
+
+/** Makes an adapter's request about another `Origin` (the rest of the request as it is), for the delegate's canary question. */
+export type RequestAbout<R> = (req: R, origin: string) => R;
+
+/** The shape of an allowed `Origin` that {@link canaryLike} is given when the `Origin` is no canonical origin (a custom verifier allowed it). */
+const HTTPS_SHAPE: ParsedOrigin = { ok: true, scheme: 'https', host: '', port: null };
+
+/** 2. The failure of a request whose delegate also allowed `canary`. */
+function delegateRefusal(canary: string): AmpCorsError {
+  return new AmpCorsError(
+    'unsafe-configuration',
+    `the options delegate (asked about the same request from ${canary}, an origin no configuration names, it allowed it) together with credentials lets every site read credentialed responses: an answer copying the request's Origin is origin: true; check the Origin against a list of trusted origins in the delegate, or set credentials: false`,
+  );
+}
+
+/** What one canary question found: the canary allowed with credentials, not allowed, or an answer ampcors refuses as configuration. */
+type Finding = 'allowed' | 'not-allowed' | 'invalid';
+
+/**
+ * 3. What a failure while asking about a canary means: ampcors's refusal of
+ * the answer as allowing every origin (`unsafe-configuration`: e.g. an origin
+ * function in it that allows the canary, which that function's own guard
+ * refuses) allowed it; another `AmpCorsError` is an answer that is no valid
+ * configuration; anything else (the delegate's error or throw, a failing
+ * verifier) did not allow it.
+ */
+function findingOfFailure(error: unknown): Finding {
+  if (!isAmpCorsError(error)) return 'not-allowed';
+  return error.code === 'unsafe-configuration' ? 'allowed' : 'invalid';
+}
+
+/** Continues with a value now, or once its Promise settles; a throw or a rejection is read by {@link findingOfFailure}. */
+function thenFinding<A>(value: () => A | PromiseLike<A>, next: (settled: A) => Finding | Promise<Finding>): Finding | Promise<Finding> {
+  try {
+    const settled = value();
+    if (isThenable(settled)) return Promise.resolve(settled).then(next).then(undefined, findingOfFailure);
+    const found = next(settled);
+    return isThenable(found) ? found.then(undefined, findingOfFailure) : found;
+  } catch (error) {
+    return findingOfFailure(error);
+  }
+}
+
+/** At most {@link QUESTION_TIMEOUT_MS} for a pending answer: silence is `silence`. */
+function within<T>(answer: T | Promise<T>, silence: T): T | Promise<T> {
+  if (!isThenable(answer)) return answer;
+  return new Promise<T>((resolve) => {
+    const timer = setTimeout(() => resolve(silence), QUESTION_TIMEOUT_MS);
+    void answer.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
+}
+
+/**
+ * The policies of a delegate's answers (`corsPackagePolicies`), each
+ * decision of an answer with credentials guarded against an answer copying
+ * the request's `Origin` (see the file comment).
+ *
+ * @param delegate - the application's options delegate, asked again about canary requests
+ * @param entry - the entry point named in error messages, e.g. `ampCors (@ampcors/express)`
+ * @param about - makes the adapter's request about another `Origin` (for Node requests, {@link nodeRequestAbout})
+ * @returns the policy of an answer, for the request it answered; throws AmpCorsError for an invalid answer; its decision fails with AmpCorsError `unsafe-configuration` when the delegate also allows a canary
+ */
+export function guardedDelegatePolicies<R>(
+  delegate: CorsPackageDelegate<R>,
+  entry: string,
+  about: RequestAbout<R>,
+): (options: CorsPackageOptions | undefined, req: R) => CorsPackagePolicy {
+  const policies = corsPackagePolicies(entry);
+  // 4. Policies of answer objects whose check passed (each lives as long as its answer object, in corsPackagePolicies).
+  const checked = new WeakSet<CorsPackagePolicy>();
+
+  /** 2–3. What the delegate, asked about `req` made about `canary`, answers: whether its options allow `canary` with credentials. */
+  const ask = (req: R, request: CorsRequest, canary: string): Finding | Promise<Finding> => {
+    const facts: CorsRequest = {
+      method: request.method,
+      origin: canary,
+      requestMethod: request.requestMethod,
+      requestHeaders: request.requestHeaders,
+      requestPrivateNetwork: request.requestPrivateNetwork,
+    };
+    const allows = ({ verdict }: CorsDecision): Finding => (verdict.allowed && verdict.origin === canary ? 'allowed' : 'not-allowed');
+    return thenFinding(
+      () => askOriginCallback((callback) => delegate(about(req, canary), callback)),
+      (answer) => {
+        const configured = policies(answer as CorsPackageOptions | undefined);
+        if (!configured.policy.options.credentials) return 'not-allowed';
+        return thenFinding(() => configured.decide(facts), allows);
+      },
+    );
+  };
+
+  /**
+   * 2–3. The canary the delegate allows, if any: asked about `first`, and
+   * about `second` only when its answer about `first` is no valid
+   * configuration (a canary host can be refused where a real one is not:
+   * `publishers: [its host]` for the AMP cache canary); bounded as a whole.
+   */
+  const allowedCanary = (req: R, request: CorsRequest, [first, second]: readonly [string, string]): string | undefined | Promise<string | undefined> => {
+    const firstFinding = ask(req, request, first);
+    const conclude = (found: Finding): string | undefined | Promise<string | undefined> => {
+      if (found !== 'invalid') return found === 'allowed' ? first : undefined;
+      const secondFinding = ask(req, request, second);
+      const last = (again: Finding) => (again === 'allowed' ? second : undefined);
+      return isThenable(secondFinding) ? secondFinding.then(last) : last(secondFinding);
+    };
+    return within(isThenable(firstFinding) ? firstFinding.then(conclude) : conclude(firstFinding), undefined);
+  };
+
+  return (options, req) => {
+    const configured = policies(options);
+    // 1. Without credentials, nothing to guard.
+    if (!configured.policy.options.credentials) return configured;
+    const guard = (decision: CorsDecision, request: CorsRequest): CorsDecision | Promise<CorsDecision> => {
+      const { verdict } = decision;
+      const origin = request.origin;
+      // 2. Only an allow of the request's own Origin (not as the API's own page) can be a copy of it; 4. nor an answer already checked.
+      if (!verdict.allowed || verdict.via === 'same-origin' || typeof origin !== 'string' || verdict.origin !== origin || checked.has(configured)) return decision;
+      const parsed = parseOrigin(origin);
+      const shape = parsed.ok ? parsed : HTTPS_SHAPE;
+      // Two canaries of different hosts, taken now (taking the second later could meet the first's host again).
+      const allowed = allowedCanary(req, request, [canaryLike(shape), canaryLike(shape)]);
+      const conclude = (canary: string | undefined): CorsDecision => {
+        if (canary !== undefined) throw delegateRefusal(canary);
+        checked.add(configured);
+        return decision;
+      };
+      return isThenable(allowed) ? allowed.then(conclude) : conclude(allowed);
+    };
+    return {
+      policy: configured.policy,
+      decide(request) {
+        const decided = configured.decide(request);
+        return isThenable(decided) ? Promise.resolve(decided).then((settled) => guard(settled, request)) : guard(decided, request);
+      },
+    };
+  };
+}
+
+/** A Node request's header map as {@link nodeRequestAbout} reads it. */
+interface NodeLikeRequest {
+  readonly headers?: Readonly<Record<string, unknown>>;
+  readonly rawHeaders?: readonly string[];
+}
+
+/**
+ * A Node (`IncomingMessage`, Express) request made about another `Origin`:
+ * an object inheriting from `req` whose `headers` is a copy with `origin`
+ * replaced (Express's `req.get` and `req.header` read `this.headers`, in
+ * Express 4 and 5) and whose `rawHeaders` has every `Origin` line's value
+ * replaced. What the delegate writes on it stays on it.
+ *
+ * @param req - the request
+ * @param origin - the `Origin` the copy carries
+ * @returns the request about `origin`
+ */
+export function nodeRequestAbout<R extends object>(req: R, origin: string): R {
+  const real = req as R & NodeLikeRequest;
+  const own = (value: unknown): PropertyDescriptor => ({ value, writable: true, enumerable: true, configurable: true });
+  const headers = { ...real.headers, origin };
+  const raw = real.rawHeaders;
+  const rawHeaders = Array.isArray(raw)
+    ? raw.map((line, at) => (at % 2 === 1 && String(raw[at - 1]).toLowerCase() === 'origin' ? origin : line))
+    : raw;
+  return Object.create(req, { headers: own(headers), rawHeaders: own(rawHeaders) }) as R;
+}

@@ -1,0 +1,297 @@
+/**
+ * delegate-guard.ts: the `cors` package's options delegate, guarded against
+ * answers that copy the request's `Origin` with credentials (attacker's
+ * review, session 14). Written from the attacker's side: any page sends its
+ * own `Origin` (with a source origin, a same-origin claim, a preflight) and
+ * must never get `Access-Control-Allow-Credentials` next to it from a
+ * delegate that would answer the same for every origin; a delegate that
+ * answers fixed origins or checks a list keeps working, asked once more per
+ * allowed credentialed request (never for an answer object already checked
+ * and unchanged).
+ */
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isAmpCorsError } from '@ampcors/core';
+import {
+  type CorsDecision,
+  type CorsPackageDelegate,
+  type CorsPackageOptions,
+  type CorsPlan,
+  type CorsRequest,
+  corsPackagePolicies,
+  guardedDelegatePolicies,
+  nodeRequestAbout,
+} from '@ampcors/core/adapter';
+
+const ENTRY = 'ampCors (test)';
+const A = 'https://a.example';
+const B = 'https://b.example';
+const EVIL = 'https://evil.example';
+
+/** The request an adapter hands its delegate, reduced to what these delegates read. */
+interface Req {
+  readonly origin?: string;
+  readonly tenant?: string;
+}
+const about = (req: Req, origin: string): Req => ({ ...req, origin });
+
+type Delegate = CorsPackageDelegate<Req>;
+type Outcome = { readonly decision: CorsDecision } | { readonly error: unknown };
+
+const get = (origin?: string, extra: Partial<CorsRequest> = {}): CorsRequest => ({ method: 'GET', origin: origin ?? null, ...extra });
+const preflight = (origin: string): CorsRequest => ({ method: 'OPTIONS', origin, requestMethod: 'PUT', requestHeaders: 'content-type' });
+const header = (plan: CorsPlan, name: string) => plan.headers.find(([key]) => key === name)?.[1];
+
+/** What an adapter does with a delegate: ask it about the request, then decide with the guarded policy of its answer. */
+async function decide(delegate: Delegate, request: CorsRequest, req: Req = { origin: request.origin ?? undefined }, policyOf = guardedDelegatePolicies(delegate, ENTRY, about)): Promise<Outcome> {
+  try {
+    const answer = await new Promise<CorsPackageOptions | undefined>((resolve, reject) => delegate(req, (error, options) => (error ? reject(error) : resolve(options))));
+    return { decision: await policyOf(answer, req).decide(request) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** Whether a page at `origin` could read the credentialed answer. */
+function grantsCredentials(outcome: Outcome, origin: string): boolean {
+  if (!('decision' in outcome)) return false;
+  const { plan } = outcome.decision;
+  return header(plan, 'access-control-allow-origin') === origin && header(plan, 'access-control-allow-credentials') === 'true';
+}
+
+function unsafe(outcome: Outcome): boolean {
+  return 'error' in outcome && isAmpCorsError(outcome.error) && outcome.error.code === 'unsafe-configuration';
+}
+
+const host = (origin: string) => new URL(origin).hostname;
+
+/** Delegates that copy the request's Origin into a credentialed answer, in every shape an answer can carry it. */
+const REFLECTING: ReadonlyArray<[string, Delegate]> = [
+  ['origin: the Origin', (req, cb) => cb(null, { origin: req.origin, credentials: true })],
+  ['origin: [the Origin]', (req, cb) => cb(null, { origin: [req.origin as string], credentials: true })],
+  ['origin: [A, the Origin]', (req, cb) => cb(null, { origin: [A, req.origin as string], credentials: true })],
+  ['publishers plus origin (credentials by default)', (req, cb) => cb(null, { publishers: ['example.com'], origin: req.origin } as CorsPackageOptions)],
+  ['origins: [the Origin]', (req, cb) => cb(null, { origins: [req.origin as string] } as CorsPackageOptions)],
+  ['publishers: [the Origin host]', (req, cb) => cb(null, { publishers: [host(req.origin as string)] } as CorsPackageOptions)],
+  ['asynchronous', (req, cb) => setImmediate(() => cb(null, { origin: req.origin, credentials: true }))],
+  ['answers twice', (req, cb) => (cb(null, { origin: req.origin, credentials: true }), cb(null, { origin: false }))],
+  [
+    'an origin function copying the Origin it was asked about',
+    (req, cb) => cb(null, { origin: (o: string | undefined, answer: (e: null, allow: string | false) => void) => answer(null, o === req.origin ? (o as string) : false), credentials: true }),
+  ],
+];
+
+describe('attack: a delegate answering the request Origin with credentials fails the request', () => {
+  for (const [name, delegate] of REFLECTING) {
+    it(`${name}: GET and preflight from evil.example`, async () => {
+      // A source origin naming the page itself must not turn the canary away (the canary request carries none).
+      for (const request of [get(EVIL), preflight(EVIL), get(EVIL, { sourceOrigin: EVIL }), get(EVIL, { ampSameOrigin: 'true', emailSender: 'a@evil.example' })]) {
+        const outcome = await decide(delegate, request);
+        expect(grantsCredentials(outcome, EVIL)).toBe(false);
+        expect(unsafe(outcome)).toBe(true);
+      }
+      expect(grantsCredentials(await decide(delegate, get(EVIL, { sourceOrigin: A })), EVIL)).toBe(false);
+    });
+  }
+
+  it('property: any canonical Origin, any scheme and port, is refused', async () => {
+    const origin = fc
+      .tuple(fc.constantFrom('http', 'https'), fc.domain(), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }))
+      .map(([scheme, domain, port]) => new URL(`${scheme}://${domain}${port === undefined ? '' : `:${port}`}`).origin);
+    await fc.assert(
+      fc.asyncProperty(origin, fc.constantFrom(...REFLECTING), async (sent, [, delegate]) => {
+        const outcome = await decide(delegate, get(sent));
+        expect(grantsCredentials(outcome, sent)).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('whatever the canary turn: publishers derived from the Origin host are refused on every request (the AMP cache canary is refused as a publisher)', async () => {
+    const delegate = REFLECTING.find(([name]) => name.startsWith('publishers: [the Origin host]'))?.[1] as Delegate;
+    for (let i = 0; i < 12; i++) expect(unsafe(await decide(delegate, get(EVIL)))).toBe(true);
+  });
+
+  it('a delegate copying only Origins of one scheme and port is asked about a canary of that scheme and port', async () => {
+    const local = 'http://localhost:3000';
+    const asked: string[] = [];
+    const delegate: Delegate = (req, cb) => {
+      asked.push(req.origin as string);
+      cb(null, { origin: /^http:\/\/[^/]+:3000$/.test(req.origin as string) ? req.origin : false, credentials: true });
+    };
+    expect(unsafe(await decide(delegate, get(local)))).toBe(true);
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toMatch(/^http:\/\/[a-z.]*ampcorscanary[a-z]+[a-z.]*:3000$/);
+  });
+
+  it('the refusal names the canary and reads as the refusal of origin: true with credentials', async () => {
+    const outcome = await decide(REFLECTING[0]?.[1] as Delegate, get(EVIL));
+    expect(String((outcome as { error: Error }).error.message)).toMatch(/options delegate.*ampcorscanary.*credentials/);
+  });
+
+  it('one shared options object the delegate writes the Origin into is judged on what it holds now', async () => {
+    const shared: { origin?: unknown; credentials: boolean } = { credentials: true };
+    const writesKey: Delegate = (req, cb) => {
+      shared.origin = req.origin;
+      cb(null, shared as CorsPackageOptions);
+    };
+    const list = { origin: [A] as string[], credentials: true };
+    const writesItem: Delegate = (req, cb) => {
+      list.origin[0] = req.origin as string;
+      cb(null, list);
+    };
+    for (const delegate of [writesKey, writesItem]) {
+      const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
+      // The first Origin ever seen included: it must not become the configuration.
+      for (const origin of [EVIL, B, EVIL]) expect(unsafe(await decide(delegate, get(origin), { origin }, policyOf))).toBe(true);
+    }
+  });
+});
+
+describe('a delegate that answers fixed origins or checks a list keeps working', () => {
+  const ALLOW = [A, B];
+  const DELEGATES: ReadonlyArray<[string, Delegate]> = [
+    ['a fixed origin (fresh object)', (req, cb) => cb(null, { origin: req.tenant === undefined ? A : false, credentials: true })],
+    ['an allowlist check', (req, cb) => cb(null, { origin: ALLOW.includes(req.origin as string) ? (req.origin as string) : false, credentials: true })],
+    ['an allowlist check, asynchronous', (req, cb) => setImmediate(() => cb(null, { origin: ALLOW.includes(req.origin as string) ? req.origin : false, credentials: true }))],
+    ['publishers (fresh object)', (_req, cb) => cb(null, { publishers: ['a.example'] } as CorsPackageOptions)],
+    ['an error for unknown origins', (req, cb) => (ALLOW.includes(req.origin as string) ? cb(null, { origin: req.origin, credentials: true }) : cb(new Error('unknown tenant')))],
+  ];
+  for (const [name, delegate] of DELEGATES) {
+    it(`${name}: A is allowed with credentials; evil.example is not`, async () => {
+      expect(grantsCredentials(await decide(delegate, get(A)), A)).toBe(true);
+      expect(grantsCredentials(await decide(delegate, preflight(A)), A)).toBe(true);
+      const evil = await decide(delegate, get(EVIL));
+      expect(grantsCredentials(evil, EVIL)).toBe(false);
+      expect(unsafe(evil)).toBe(false);
+    });
+  }
+
+  it('a delegate that throws or answers invalid options about the canary has not allowed it', async () => {
+    const throws: Delegate = (req, cb) => {
+      if (req.origin !== A) throw new Error('unknown');
+      cb(null, { origin: A, credentials: true });
+    };
+    const invalid: Delegate = (req, cb) => cb(null, req.origin === A ? { origin: A, credentials: true } : ({ origin: 'not an origin' } as CorsPackageOptions));
+    for (const delegate of [throws, invalid]) expect(grantsCredentials(await decide(delegate, get(A)), A)).toBe(true);
+  });
+});
+
+describe('the canary question is bounded', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('a delegate that never answers about the canary has not allowed it after the question timeout', async () => {
+    vi.useFakeTimers();
+    const delegate: Delegate = (req, cb) => {
+      if (req.origin === A) cb(null, { origin: A, credentials: true });
+    };
+    const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
+    const pending = Promise.resolve(policyOf({ origin: A, credentials: true }, { origin: A }).decide(get(A)));
+    let settled: CorsDecision | undefined;
+    void pending.then((decision) => (settled = decision));
+    await vi.advanceTimersByTimeAsync(1900);
+    expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(settled !== undefined && grantsCredentials({ decision: settled }, A)).toBe(true);
+  });
+
+  it('a delegate that allows the canary late, within the bound, still fails the request', async () => {
+    vi.useFakeTimers();
+    const delegate: Delegate = (req, cb) => void setTimeout(() => cb(null, { origin: req.origin, credentials: true }), 1500);
+    const outcome = decide(delegate, get(EVIL));
+    await vi.advanceTimersByTimeAsync(3100);
+    expect(unsafe(await outcome)).toBe(true);
+  });
+});
+
+describe('what is asked, and what it costs', () => {
+  function counting(answer: (req: Req) => CorsPackageOptions | undefined): { delegate: Delegate; calls: Req[] } {
+    const calls: Req[] = [];
+    return { calls, delegate: (req, cb) => (calls.push(req), cb(null, answer(req))) };
+  }
+
+  it('without credentials, a copied Origin is no credential leak: the delegate is asked once', async () => {
+    const { delegate, calls } = counting((req) => ({ origin: req.origin }));
+    const outcome = await decide(delegate, get(EVIL));
+    expect('decision' in outcome && header(outcome.decision.plan, 'access-control-allow-origin')).toBe(EVIL);
+    expect(header((outcome as { decision: CorsDecision }).decision.plan, 'access-control-allow-credentials')).toBeUndefined();
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a denial and a same-origin request are not asked about; an allowed credentialed request once more, about the canary only', async () => {
+    const { delegate, calls } = counting((req) => ({ origin: req.origin === A ? A : false, credentials: true }));
+    await decide(delegate, get(EVIL));
+    await decide(delegate, get(EVIL, { secFetchSite: 'same-origin' }));
+    expect(calls).toHaveLength(2);
+    await decide(delegate, get(A), { origin: A, tenant: 't1' });
+    expect(calls).toHaveLength(4);
+    // The canary request is the same request about another Origin.
+    expect(calls[3]?.tenant).toBe('t1');
+    expect(calls[3]?.origin).toMatch(/ampcorscanary/);
+  });
+
+  it('one unchanged shared answer object is checked once; a changed one again', async () => {
+    const shared = { origin: [A] as string[], credentials: true };
+    const { delegate, calls } = counting(() => shared);
+    const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
+    for (let i = 0; i < 3; i++) expect(grantsCredentials(await decide(delegate, get(A), { origin: A }, policyOf), A)).toBe(true);
+    expect(calls).toHaveLength(4);
+    shared.origin.push(B);
+    expect(grantsCredentials(await decide(delegate, get(B), { origin: B }, policyOf), B)).toBe(true);
+    expect(calls).toHaveLength(6);
+  });
+
+  it('a shared answer object is not remembered as checked when its check failed', async () => {
+    const shared = { origin: [A] as string[], credentials: true };
+    const calls: Req[] = [];
+    // Answers the shared object for A, and copies any other Origin (so the canary is allowed).
+    const delegate: Delegate = (req, cb) => (calls.push(req), cb(null, req.origin === A ? shared : { origin: req.origin, credentials: true }));
+    const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
+    for (let i = 0; i < 2; i++) expect(unsafe(await decide(delegate, get(A), { origin: A }, policyOf))).toBe(true);
+    expect(calls).toHaveLength(4);
+  });
+});
+
+describe('corsPackagePolicies: an answer object is compiled again when what it holds changed', () => {
+  it('same object and contents: one policy; a changed key, value or array item: a new one', () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    const options: { origin: string | string[]; credentials: boolean; maxAge?: number } = { origin: [A], credentials: true };
+    const first = policyOf(options);
+    expect(policyOf(options)).toBe(first);
+    (options.origin as string[])[0] = B;
+    const second = policyOf(options);
+    expect(second).not.toBe(first);
+    expect(grantsCredentials({ decision: second.decide(get(B)) as CorsDecision }, B)).toBe(true);
+    expect(grantsCredentials({ decision: second.decide(get(A)) as CorsDecision }, A)).toBe(false);
+    options.origin = EVIL;
+    expect(grantsCredentials({ decision: policyOf(options).decide(get(EVIL)) as CorsDecision }, EVIL)).toBe(true);
+    const third = policyOf(options);
+    options.maxAge = 5;
+    expect(policyOf(options)).not.toBe(third);
+  });
+});
+
+describe('nodeRequestAbout', () => {
+  function nodeRequest(): IncomingMessage {
+    const req = new IncomingMessage(new Socket());
+    req.headers = { host: 'api.example', origin: EVIL, cookie: 'session=victim' };
+    req.rawHeaders = ['Host', 'api.example', 'ORIGIN', EVIL, 'Cookie', 'session=victim'];
+    return req;
+  }
+
+  it('answers the other Origin wherever a request reads it, and leaves the request untouched', () => {
+    const req = nodeRequest();
+    const probe = nodeRequestAbout(req, A) as IncomingMessage & { tenant?: string };
+    expect(probe.headers).toEqual({ host: 'api.example', origin: A, cookie: 'session=victim' });
+    expect(probe.rawHeaders).toEqual(['Host', 'api.example', 'ORIGIN', A, 'Cookie', 'session=victim']);
+    expect(probe).toBeInstanceOf(IncomingMessage);
+    probe.tenant = 't';
+    probe.headers['x-written'] = 'yes';
+    expect(req.headers.origin).toBe(EVIL);
+    expect(req.rawHeaders[3]).toBe(EVIL);
+    expect((req as { tenant?: string }).tenant).toBeUndefined();
+    expect(req.headers['x-written']).toBeUndefined();
+  });
+});
