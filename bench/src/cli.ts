@@ -69,11 +69,13 @@ export interface LineChild {
   send(line: string): void;
   /** Ends the child's stdin and terminates it. */
   stop(): void;
+  /** Moves the child, every thread of it, to `core` (nothing without taskset). */
+  pin(core: string): void;
 }
 
-/** Starts `node …args` on the measuring core, its stdout read line by line. */
-export function spawnLines(args: readonly string[]): LineChild {
-  const [command, argv] = nodeCommand(args, SERVER_CORE);
+/** Starts `node …args` on `core` (by default the measuring core), its stdout read line by line. */
+export function spawnLines(args: readonly string[], core: string = SERVER_CORE): LineChild {
+  const [command, argv] = nodeCommand(args, core);
   const child = spawn(command, argv, { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   const waiting: ((line: string) => void)[] = [];
@@ -112,6 +114,10 @@ export function spawnLines(args: readonly string[]): LineChild {
     stop: () => {
       child.stdin.end();
       child.kill('SIGTERM');
+    },
+    pin: (to) => {
+      // taskset execs node: the child's pid is node's; -a moves its every thread.
+      if (HAS_TASKSET && !exited && child.pid !== undefined) execFileSync('taskset', ['-a', '-cp', to, String(child.pid)], { stdio: 'ignore' });
     },
   };
 }

@@ -7,9 +7,9 @@
  * With `--serve` it then prints `ready <json>` (the answers and warm-up
  * counts) and measures one round of a request kind for each line
  * `round <kind index>` it reads, answering `round <CPU ns per request> <CPU ns> <requests>`:
- * the orchestrator (in-process.ts) keeps every configuration alive at once
- * and interleaves their rounds, so that rounds of different configurations
- * are measured seconds apart. Without it, it measures `rounds` rounds itself
+ * the orchestrator (in-process.ts) keeps every configuration's processes
+ * (several per configuration) alive at once and interleaves their rounds, so
+ * that rounds of different configurations are measured seconds apart. Without it, it measures `rounds` rounds itself
  * (the kinds interleaved) and prints a {@link WorkerResult}; with
  * `--profile=<file>` those rounds (not the warm-up) run under the V8 CPU
  * profiler (node:inspector, the profiler `node --cpu-prof` uses).

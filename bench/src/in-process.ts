@@ -1,12 +1,15 @@
 /**
- * The in-process comparison: every configuration in its own process
- * (in-process-worker.ts --serve), real request/response objects, CPU time
- * per request. All processes are started and warmed up one after another,
- * then kept alive while the orchestrator asks each in turn for one round of
- * one request kind (a rotating order), so that round i of every
- * configuration is measured within seconds of round i of every other: "what
- * a middleware adds" is a per-round difference from its framework's bare
- * hello world, and its median and spread are over all rounds.
+ * The in-process comparison: every configuration in worker processes of its
+ * own (in-process-worker.ts --serve; {@link InProcessPlan.processes} of them),
+ * real request/response objects, CPU time per request. All processes are
+ * started and warmed up (two at a time, one per core), then kept alive while
+ * the orchestrator asks each configuration in turn for one round of one
+ * request kind (a rotating order), the rounds dealt out among a
+ * configuration's processes ({@link roundSchedule}), so that round i of every
+ * configuration is measured within seconds of round i of every other and no
+ * figure rests on one process's JIT and heap state: "what a middleware adds"
+ * is a per-round difference from its framework's bare hello world, and its
+ * median and spread are over all rounds of all processes.
  *
  * Every worker runs with V8's `--single-threaded-gc`: the collector's work
  * (marking, sweeping) is done on the main thread, inside the round whose
@@ -17,15 +20,15 @@
  * about 0.07 ms, the timer itself, with the flag). The work is the same and
  * the flag the same for every configuration; it only moves the collector's
  * work onto the thread that is measured, so it is charged where it belongs.
- * Also the V8
- * profile of the measured rounds of the Koa and Fetch ampcors cases, each in
+ *
+ * Also the V8 profile of the measured rounds of the Koa and Fetch ampcors cases, each in
  * a process of its own afterwards (the profiler's overhead stays out of the
  * compared figures).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DIST, type LineChild, log, runNode, spawnLines } from './cli.js';
+import { DIST, type LineChild, LOAD_CORE, log, runNode, SERVER_CORE, spawnLines } from './cli.js';
 import { type CpuProfile, type ProfileSummary, summarize } from './cpu-profile.js';
 import { baselineOf, type ConfigName, frameworkOf, KINDS, type RequestKind } from './http/configs.js';
 import type { ReadyLine } from './in-process-worker.js';
@@ -47,6 +50,12 @@ export interface InProcessPlan {
    * configurations compared then share the same stretch of time more closely.
    */
   readonly passes?: number;
+  /**
+   * Worker processes per configuration (absent: 1): the rounds are dealt out
+   * among them in turn ({@link roundSchedule}), so that no figure rests on the
+   * JIT and heap state one process happened to reach.
+   */
+  readonly processes?: number;
 }
 
 /** One configuration and request kind: CPU ns per request of every round. */
@@ -56,8 +65,12 @@ export interface InProcessCell {
   readonly answer: Answer;
   readonly warmUpOps: number;
   readonly rounds: number[];
-  /** Whether the process's rounds were aligned to its major collections (absent in results of older runs). */
+  /** Whether every process's rounds were aligned to its major collections (absent in results of older runs). */
   readonly aligned?: boolean;
+  /** The worker process (0 …) that measured each round, index for index with {@link rounds} (absent in results of older runs: one process). */
+  readonly processes?: number[];
+  /** Each process's discarded first round, CPU ns per request (absent in results of older runs). */
+  readonly discarded?: number[];
 }
 
 /** A profiled case. */
@@ -107,58 +120,171 @@ function workerArgs(config: ConfigName, plan: InProcessPlan): string[] {
   ];
 }
 
-/** Runs every configuration, rounds interleaved across live processes; then the profiles. */
-export async function runInProcess(plan: InProcessPlan, profiled: readonly ConfigName[]): Promise<InProcessResult> {
-  const unavailable: Partial<Record<ConfigName, string>> = {};
-  const live: { config: ConfigName; child: LineChild; cells: InProcessCell[] }[] = [];
-  try {
-    for (const config of plan.configs) {
-      const child = spawnLines([...workerArgs(config, plan), '--serve']);
-      const line = await child.next(300_000);
-      if (!line.startsWith('ready ')) {
-        unavailable[config] = line.replace(/^unavailable:? /, '');
-        child.stop();
-        log(`in-process ${config}: unavailable (${unavailable[config]})`);
-        continue;
+/** One round of the schedule: which worker process of every configuration measures it; a negative round is discarded. */
+export interface ScheduledRound {
+  readonly round: number;
+  readonly process: number;
+}
+
+/**
+ * The order in which the rounds are measured: each of the `processes` worker
+ * processes of a configuration first runs one discarded round (rounds
+ * −processes … −1: its caches are cold after the other processes' warm-ups),
+ * then measured round `i` (0 … `rounds` − 1) is run by process `i` mod
+ * `processes`. The rounds are dealt out in turn, so every process's rounds
+ * are spread over the whole run, process counts differ by at most one, and
+ * round `i` of every configuration is run by that configuration's process of
+ * the same index, within seconds of the others.
+ */
+export function roundSchedule(rounds: number, processes: number): ScheduledRound[] {
+  if (!Number.isInteger(processes) || processes < 1) throw new Error(`processes must be a positive whole number, got ${processes}`);
+  return Array.from({ length: rounds + processes }, (_, i) => {
+    const round = i - processes;
+    return { round, process: ((round % processes) + processes) % processes };
+  });
+}
+
+/** A configuration's live worker processes and the cells their rounds fill. */
+interface LiveConfig {
+  readonly config: ConfigName;
+  readonly children: LineChild[];
+  readonly cells: InProcessCell[];
+}
+
+/** A worker started and warmed up: its line channel and ready line, or why it is unavailable. */
+type Started = { readonly child: LineChild; readonly ready: ReadyLine } | string;
+
+/** Starts and warms up one worker of `config` on `core` (added to `all` at once), then moves it to the measuring core. */
+async function startWorker(config: ConfigName, plan: InProcessPlan, core: string, all: LineChild[]): Promise<Started> {
+  const child = spawnLines([...workerArgs(config, plan), '--serve'], core);
+  all.push(child);
+  const line = await child.next(300_000);
+  if (!line.startsWith('ready ')) {
+    child.stop();
+    return line.replace(/^unavailable:? /, '');
+  }
+  if (core !== SERVER_CORE) child.pin(SERVER_CORE);
+  return { child, ready: JSON.parse(line.slice('ready '.length)) as ReadyLine };
+}
+
+/**
+ * The cores the workers warm up on, one worker at a time on each: the
+ * measuring core and the orchestrator's, idle until the rounds begin (a
+ * warm-up is counted in requests and CPU time, not measured, so where it runs
+ * changes nothing but the wall time). Every round runs on the measuring core.
+ */
+const WARM_UP_CORES: readonly string[] = cpus().length >= 2 ? [SERVER_CORE, LOAD_CORE] : [SERVER_CORE];
+
+/** Starts every process of every configuration, {@link WARM_UP_CORES} at a time; `started[c][p]` is configuration c's process p. */
+async function startAll(plan: InProcessPlan, processes: number, all: LineChild[]): Promise<Started[][]> {
+  const jobs = Array.from({ length: processes }, (_, p) => plan.configs.map((_, c) => ({ c, p }))).flat();
+  const started: Started[][] = plan.configs.map(() => []);
+  let next = 0;
+  await Promise.all(
+    WARM_UP_CORES.map(async (core) => {
+      for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
+        const config = plan.configs[job.c] as ConfigName;
+        const worker = await startWorker(config, plan, core, all);
+        (started[job.c] as Started[])[job.p] = worker;
+        log(
+          typeof worker === 'string'
+            ? `in-process ${config} (process ${job.p + 1}/${processes}): unavailable (${worker})`
+            : `in-process ${config} (process ${job.p + 1}/${processes}): warmed up (${worker.ready.kinds.map((k) => `${k.kind} ${k.warmUpOps.toLocaleString('en')}`).join(', ')} requests; ${worker.ready.majorGcs} major collections${worker.ready.aligned ? ': rounds aligned to them' : ''})`,
+        );
       }
-      const ready = JSON.parse(line.slice('ready '.length)) as ReadyLine;
+    }),
+  );
+  return started;
+}
+
+/** Asks a worker for one round of request kind `k`: CPU ns and requests. */
+async function askRound(config: ConfigName, child: LineChild, k: number): Promise<{ ns: number; ops: number }> {
+  child.send(`round ${k}`);
+  const answer = await child.next(120_000);
+  const fields = answer.split(' ');
+  const ns = Number(fields[2]);
+  const ops = Number(fields[3]);
+  if (fields[0] !== 'round' || !Number.isFinite(ns) || !(ops > 0)) throw new Error(`in-process ${config}: bad answer ${JSON.stringify(answer)}`);
+  return { ns, ops };
+}
+
+/**
+ * Runs every configuration in {@link InProcessPlan.processes} worker
+ * processes each, rounds interleaved across all of them ({@link roundSchedule});
+ * then the profiles.
+ */
+export async function runInProcess(plan: InProcessPlan, profiled: readonly ConfigName[]): Promise<InProcessResult> {
+  const processes = plan.processes ?? 1;
+  const unavailable: Partial<Record<ConfigName, string>> = {};
+  const live: LiveConfig[] = [];
+  /** Every worker started, stopped at the end whatever happens. */
+  const all: LineChild[] = [];
+  const startedAt = performance.now();
+  try {
+    const workers = await startAll(plan, processes, all);
+    plan.configs.forEach((config, c) => {
+      const mine = workers[c] as Started[];
+      const children = mine.flatMap((w) => (typeof w === 'string' ? [] : [w.child]));
+      const why = mine.find((w) => typeof w === 'string');
+      if (why !== undefined) {
+        // A configuration is measured in all its processes or not at all.
+        unavailable[config] = why;
+        for (const child of children) child.stop();
+        return;
+      }
+      const readies = mine.map((w) => (w as Exclude<Started, string>).ready);
+      const first = readies[0] as ReadyLine;
       live.push({
         config,
-        child,
-        cells: ready.kinds.map((k) => ({ config, kind: k.kind, answer: k.answer, warmUpOps: k.warmUpOps, rounds: [], aligned: ready.aligned })),
+        children,
+        cells: first.kinds.map((k, i) => {
+          // Every process must answer alike; the cell keeps the smallest warm-up (each had at least the plan's).
+          for (const ready of readies)
+            if (JSON.stringify(ready.kinds[i]?.answer) !== JSON.stringify(k.answer))
+              throw new Error(`in-process ${config}: its processes answered ${k.kind} differently`);
+          return {
+            config,
+            kind: k.kind,
+            answer: k.answer,
+            warmUpOps: Math.min(...readies.map((r) => r.kinds[i]?.warmUpOps ?? 0)),
+            rounds: [],
+            processes: [],
+            discarded: [],
+            aligned: readies.every((r) => r.aligned),
+          };
+        }),
       });
-      log(
-        `in-process ${config}: warmed up (${ready.kinds.map((k) => `${k.kind} ${k.warmUpOps.toLocaleString('en')}`).join(', ')} requests; ${ready.majorGcs} major collections${ready.aligned ? ': rounds aligned to them' : ''})`,
-      );
-    }
-    // Round -1 is one more warm-up round, discarded: each process's first
-    // round after the others' warm-ups runs with cold caches.
-    for (let r = -1; r < plan.rounds; r++) {
+    });
+    const warmedAt = performance.now();
+    log(`in-process: ${live.length} configurations × ${processes} processes started and warmed up in ${((warmedAt - startedAt) / 1e3).toFixed(0)} s`);
+    for (const { round: r, process: p } of roundSchedule(plan.rounds, processes)) {
       for (let k = 0; k < KINDS.length; k++) {
-        const totals = new Map(live.map((worker) => [worker, { ns: 0, ops: 0 }]));
+        const totals = new Map(live.map((entry) => [entry, { ns: 0, ops: 0 }]));
         for (let pass = 0; pass < (plan.passes ?? 1); pass++) {
-          for (const worker of rotate(live, r * KINDS.length + k + pass)) {
-            worker.child.send(`round ${k}`);
-            const answer = await worker.child.next(120_000);
-            const fields = answer.split(' ');
-            const ns = Number(fields[2]);
-            const ops = Number(fields[3]);
-            if (fields[0] !== 'round' || !Number.isFinite(ns) || !(ops > 0))
-              throw new Error(`in-process ${worker.config}: bad answer ${JSON.stringify(answer)}`);
-            const total = totals.get(worker) as { ns: number; ops: number };
+          for (const entry of rotate(live, r * KINDS.length + k + pass)) {
+            const { ns, ops } = await askRound(entry.config, entry.children[p] as LineChild, k);
+            const total = totals.get(entry) as { ns: number; ops: number };
             total.ns += ns;
             total.ops += ops;
           }
         }
-        if (r >= 0) for (const [worker, total] of totals) (worker.cells[k] as InProcessCell).rounds.push(total.ns / total.ops);
+        for (const [entry, total] of totals) {
+          const cell = entry.cells[k] as InProcessCell;
+          if (r < 0) cell.discarded?.push(total.ns / total.ops);
+          else {
+            cell.rounds.push(total.ns / total.ops);
+            cell.processes?.push(p);
+          }
+        }
       }
       if (r >= 0)
         log(
-          `in-process round ${r + 1}/${plan.rounds}: ${live.map((w) => `${w.config} ${(((w.cells[0] as InProcessCell).rounds[r] as number) / 1e3).toFixed(2)}`).join(', ')} µs (get)`,
+          `in-process round ${r + 1}/${plan.rounds} (process ${p + 1}/${processes}): ${live.map((w) => `${w.config} ${(((w.cells[0] as InProcessCell).rounds[r] as number) / 1e3).toFixed(2)}`).join(', ')} µs (get)`,
         );
     }
+    log(`in-process: ${plan.rounds} rounds (and ${processes} discarded) in ${((performance.now() - warmedAt) / 1e3).toFixed(0)} s`);
   } finally {
-    for (const worker of live) worker.child.stop();
+    for (const child of all) child.stop();
   }
   const profiles: ProfiledCase[] = [];
   for (const config of profiled.filter((c) => live.some((w) => w.config === c))) {
@@ -201,4 +327,15 @@ export function addsDifference(result: InProcessResult, a: ConfigName, b: Config
   const bareB = cellOf(result, baselineOf(b), kind);
   if (ownA === undefined || ownB === undefined || bareA === undefined || bareB === undefined) return undefined;
   return differences(differences(ownA.rounds, bareA.rounds), differences(ownB.rounds, bareB.rounds)).map((ns) => ns / 1e3);
+}
+
+/**
+ * The worker process that measured each round of `config`'s cell of `kind`,
+ * index for index with its rounds (and with every per-round figure taken from
+ * it: every configuration follows the same {@link roundSchedule}); undefined
+ * for results of older runs, which had one process per configuration.
+ */
+export function roundProcesses(result: InProcessResult, config: ConfigName, kind: RequestKind): number[] | undefined {
+  const cell = cellOf(result, config, kind);
+  return cell?.processes !== undefined && cell.processes.length === cell.rounds.length ? cell.processes : undefined;
 }

@@ -10,12 +10,12 @@ import type { BuildResult } from './allow-set-build.js';
 import { BENCH_ROOT } from './cli.js';
 import type { ProfileSummary } from './cpu-profile.js';
 import { type HttpCell, type HttpResult, httpCellOf, httpCpuDifference, httpRatio } from './http.js';
-import { type ConfigName, type Framework, frameworkOf, KINDS, PEER_OF, REQUEST_ORIGIN, REQUESTS } from './http/configs.js';
-import { added, addedRounds, addsDifference, cellOf, type InProcessResult, type ProfiledCase } from './in-process.js';
+import { type ConfigName, type Framework, frameworkOf, KINDS, PEER_OF, REQUEST_ORIGIN, REQUESTS, type RequestKind } from './http/configs.js';
+import { added, addedRounds, addsDifference, cellOf, type InProcessResult, type ProfiledCase, roundProcesses, roundSchedule } from './in-process.js';
 import { findCase, floorOf, type MicroResult, nsOf, ratio, ratios } from './micro.js';
 import type { MicroCase } from './micro-worker.js';
 import type { CompactFigures } from './scale.js';
-import { type Agreement, agreement, median, type Spread, spread } from './stats.js';
+import { type Agreement, agreement, byProcess, fUpperQuantile, median, processesBehindVerdict, processSpread, type Spread, spread } from './stats.js';
 
 /** When and where a run happened. */
 export interface RunMeta {
@@ -89,11 +89,39 @@ interface TargetRow {
   readonly resolved?: boolean;
   /** Fragment of report/fragments.md that explains a miss. */
   readonly why?: string;
+  /** An in-process row's per-round figures and the worker process of each (absent elsewhere). */
+  readonly perRound?: PerRound;
+}
+
+/** Per-round figures and the worker process that measured each round. */
+interface PerRound {
+  readonly values: readonly number[];
+  readonly processes: readonly number[];
+}
+
+/** {@link PerRound} of an in-process figure of `config`'s rounds; undefined for results of older runs. */
+function perRoundOf(result: InProcessResult, config: ConfigName, kind: RequestKind, values: readonly number[]): PerRound | undefined {
+  const processes = roundProcesses(result, config, kind);
+  return processes === undefined || processes.length !== values.length ? undefined : { values, processes };
 }
 
 /** "same sign in k/n rounds" (`than` = "1 µs": on the same side of it). */
 function agreeText(a: Agreement, than?: string): string {
   return than === undefined ? `same sign in ${a.agreeing}/${a.rounds} rounds` : `on the same side of ${than} in ${a.agreeing}/${a.rounds} rounds`;
+}
+
+/**
+ * "; by process a / b / c": the median of a per-round in-process figure in
+ * each worker process's rounds (`config`'s processes, shared by every
+ * configuration of the run), so that a verdict resting on one process shows;
+ * empty with one process.
+ */
+export function byProcessText(result: InProcessResult, config: ConfigName, kind: RequestKind, values: readonly number[]): string {
+  const processes = roundProcesses(result, config, kind);
+  if (processes === undefined || values.length !== processes.length || new Set(processes).size < 2) return '';
+  return `; by process ${byProcess(values, processes)
+    .map((v) => fmt(median(v), 2))
+    .join(' / ')}`;
 }
 
 /**
@@ -140,10 +168,11 @@ function targetRows(results: RunResults): TargetRow[] {
       const a = agreement(diff);
       rows.push({
         target,
-        measured: `adds ${fmt(ownAdds.median, 2)} µs vs ${fmt(peerAdds.median, 2)} µs; difference ${range(spread(diff))} µs, ${agreeText(a)}`,
+        measured: `adds ${fmt(ownAdds.median, 2)} µs vs ${fmt(peerAdds.median, 2)} µs; difference ${range(spread(diff))} µs, ${agreeText(a)}${byProcessText(inProcess, own, kind, diff)}`,
         met: a.median < 0,
         resolved: a.resolved,
         why: 'why-peer',
+        perRound: perRoundOf(inProcess, own, kind, diff),
       });
     }
   }
@@ -188,10 +217,11 @@ function targetRows(results: RunResults): TargetRow[] {
       const a = agreement(diff, 1);
       rows.push({
         target,
-        measured: `${range(spread(diff))} µs, ${agreeText(a, '1 µs')}`,
+        measured: `${range(spread(diff))} µs, ${agreeText(a, '1 µs')}${byProcessText(inProcess, own, kind, diff)}`,
         met: a.median <= 1,
         resolved: a.resolved,
         why: 'why-deciding',
+        perRound: perRoundOf(inProcess, own, kind, diff),
       });
     }
   }
@@ -204,7 +234,14 @@ function targetRows(results: RunResults): TargetRow[] {
       continue;
     }
     const a = agreement(adds, 3);
-    rows.push({ target, measured: `${range(spread(adds))} µs, ${agreeText(a, '3 µs')}`, met: a.median <= 3, resolved: a.resolved, why: 'why-fetch' });
+    rows.push({
+      target,
+      measured: `${range(spread(adds))} µs, ${agreeText(a, '3 µs')}${byProcessText(inProcess, 'fetch+ampcors', kind, adds)}`,
+      met: a.median <= 3,
+      resolved: a.resolved,
+      why: 'why-fetch',
+      perRound: perRoundOf(inProcess, 'fetch+ampcors', kind, adds),
+    });
   }
   for (const kind of KINDS) {
     const diff = addsDifference(inProcess, 'fetch+ampcors', 'hono+hono/cors', kind) ?? [];
@@ -214,7 +251,14 @@ function targetRows(results: RunResults): TargetRow[] {
       continue;
     }
     const a = agreement(diff);
-    rows.push({ target, measured: `difference ${range(spread(diff))} µs, ${agreeText(a)}`, met: a.median < 0, resolved: a.resolved, why: 'why-peer' });
+    rows.push({
+      target,
+      measured: `difference ${range(spread(diff))} µs, ${agreeText(a)}${byProcessText(inProcess, 'fetch+ampcors', kind, diff)}`,
+      met: a.median < 0,
+      resolved: a.resolved,
+      why: 'why-peer',
+      perRound: perRoundOf(inProcess, 'fetch+ampcors', kind, diff),
+    });
   }
   // Slow paths near the fast path.
   const size = micro.plan.sizes.includes(10_000) ? 10_000 : (micro.plan.sizes[0] as number);
@@ -403,6 +447,83 @@ function inProcessTable(result: InProcessResult): string {
   }
   for (const [config, why] of Object.entries(result.unavailable)) out(lines, [config, '—', `not run: ${why}`, '', '', '']);
   return lines.join('\n');
+}
+
+/**
+ * How the in-process figures spread between the worker processes and within
+ * them: a sentence over every cell (µs per request) and a table of the
+ * per-round figures the in-process targets are judged on.
+ */
+function processSection(
+  result: InProcessResult,
+  rows: readonly TargetRow[],
+  fragment: (name: string, values?: Readonly<Record<string, string>>) => string,
+): string {
+  const processes = result.plan.processes ?? 1;
+  const cells = result.cells.flatMap((cell) => {
+    const s =
+      cell.processes === undefined
+        ? undefined
+        : processSpread(
+            cell.rounds.map((ns) => ns / 1e3),
+            cell.processes,
+          );
+    return s === undefined ? [] : [s];
+  });
+  const judged = rows.flatMap((row) => {
+    const s = row.perRound === undefined ? undefined : processSpread(row.perRound.values, row.perRound.processes);
+    return s === undefined ? [] : [{ row, s }];
+  });
+  if (cells.length === 0 || judged.length === 0) return fragment('process-spread-none');
+  const significant = (list: readonly { readonly p: number }[]): string => String(list.filter((x) => x.p < 0.05).length);
+  const lines = [
+    fragment('process-spread', {
+      processes: String(processes),
+      roundsEach: fmt(result.plan.rounds / processes, 0),
+      cells: String(cells.length),
+      cellsMedianF: fmt(median(cells.map((c) => c.f)), 2),
+      nullMedianF: fmt(fUpperQuantile(0.5, processes - 1, result.plan.rounds - processes), 2),
+      cellsSignificant: significant(cells),
+      cellsExpected: fmt(cells.length / 20, 1),
+      figures: String(judged.length),
+      figuresMedianF: fmt(median(judged.map((j) => j.s.f)), 2),
+      figuresSignificant: significant(judged.map((j) => j.s)),
+      figuresExpected: fmt(judged.length / 20, 1),
+      withinSd: fmt(median(judged.map((j) => j.s.withinSd)), 2),
+      betweenSd: fmt(median(judged.map((j) => j.s.betweenSd)), 2),
+    }),
+    '',
+    '| target (per-round figure) | by process: medians, µs | within-process SD, µs | SD of the process means, µs | F | p |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const { row, s } of judged)
+    out(lines, [
+      row.target,
+      s.medians.map((m) => fmt(m, 2)).join(' / '),
+      fmt(s.withinSd, 2),
+      fmt(s.betweenSd, 2),
+      fmt(s.f, 2),
+      s.p < 0.05 ? `**${fmt(s.p, 3)}**` : fmt(s.p, 3),
+    ]);
+  return lines.join('\n');
+}
+
+/** The sentence on what the verdict rule implies for the processes' medians (empty with one process). */
+function verdictByProcess(result: InProcessResult, fragment: (name: string, values?: Readonly<Record<string, string>>) => string): string {
+  const processes = result.plan.processes ?? 1;
+  if (processes < 2) return '';
+  const roundsEach = roundSchedule(result.plan.rounds, processes).reduce<number[]>((counts, r) => {
+    if (r.round >= 0) counts[r.process] = (counts[r.process] ?? 0) + 1;
+    return counts;
+  }, []);
+  const each = [...new Set(roundsEach)];
+  const behind = processesBehindVerdict(roundsEach);
+  const text = fragment('process-verdict', {
+    processes: String(processes),
+    roundsEach: each.length === 1 ? String(each[0]) : `${Math.min(...each)}–${Math.max(...each)}`,
+    behind: String(behind),
+  });
+  return 2 * behind > processes ? `${text} ${fragment('process-verdict-majority')}` : text;
 }
 
 function out(lines: string[], cells: readonly string[]): void {
@@ -595,6 +716,9 @@ export function report(results: RunResults): string {
     inProcessRounds: String(inProcess.plan.rounds),
     inProcessRoundMs: String(inProcess.plan.roundMs),
     inProcessTable: inProcessTable(inProcess),
+    inProcessProcesses: processSection(inProcess, rows, fragment),
+    inProcessWorkers: String(inProcess.plan.processes ?? 1),
+    inProcessVerdictByProcess: verdictByProcess(inProcess, fragment),
     beforeCommit: before?.commit ?? '—',
     beforeHow: before?.how ?? 'not recorded',
     beforeDate: before?.recordedAt ?? '—',

@@ -9,7 +9,7 @@
  *   --full             then also builds the 10M-domain compact allow-set (minutes), recorded in bench/compact-allow-set-10m.json; RESULTS.md is written before and after it
  *   --rewrite          RESULTS.md again from dist/results.json (after a template change)
  *   --http-only        the HTTP comparison alone, printed (with --only, --rounds, --seconds, --pipelining); RESULTS.md untouched
- *   --in-process-only  the in-process comparison alone, printed (with --only, --passes=N: interleaved sub-rounds per round); RESULTS.md untouched
+ *   --in-process-only  the in-process comparison alone, printed (with --only, --rounds=N, --processes=N: worker processes per configuration, --passes=N: interleaved sub-rounds per round); RESULTS.md untouched
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -48,8 +48,16 @@ const MICRO_PLAN: MicroPlan = QUICK
   : { sizes: [10, 10_000, 1_000_000], rounds: 11, warmUpOps: 20_000, warmUpMs: 200, roundMs: 20 };
 
 const IN_PROCESS_PLAN: InProcessPlan = QUICK
-  ? { configs: onlyConfigs(IN_PROCESS_CONFIGS), rounds: 3, warmUpOps: 1_000, warmUpMs: 20, roundMs: 5 }
-  : { configs: onlyConfigs(IN_PROCESS_CONFIGS), rounds: 15, warmUpOps: 20_000, warmUpMs: 300, roundMs: 50, passes: countFlag('passes', 1) };
+  ? { configs: onlyConfigs(IN_PROCESS_CONFIGS), rounds: 3, warmUpOps: 1_000, warmUpMs: 20, roundMs: 5, processes: 2 }
+  : {
+      configs: onlyConfigs(IN_PROCESS_CONFIGS),
+      rounds: IN_PROCESS_ONLY ? countFlag('rounds', 15) : 15,
+      warmUpOps: 20_000,
+      warmUpMs: 300,
+      roundMs: 50,
+      passes: countFlag('passes', 1),
+      processes: countFlag('processes', 3),
+    };
 
 const BUILD_PLAN: readonly (readonly [number, BuildResult['what']])[] = QUICK
   ? [[10_000, 'verifier']]

@@ -9,12 +9,24 @@ import { describe, expect, it } from 'vitest';
 import { whyUnavailable } from '../src/apps.js';
 import type { ConfigName, RequestKind } from '../src/http/configs.js';
 import { type HttpCell, type HttpResult, httpCpuDifference } from '../src/http.js';
-import { added, addedRounds, addsDifference, type InProcessCell, type InProcessResult } from '../src/in-process.js';
+import { added, addedRounds, addsDifference, type InProcessCell, type InProcessResult, roundProcesses, roundSchedule } from '../src/in-process.js';
 import { ALIGNED_ROUND_CAP, nextRoundStep } from '../src/measure.js';
 import type { MicroResult } from '../src/micro.js';
 import type { MicroCase } from '../src/micro-worker.js';
-import { fill, type RunResults, report, verdictText } from '../src/report.js';
-import { agreement, differences, median, rotate, spread } from '../src/stats.js';
+import { byProcessText, fill, type RunResults, report, verdictText } from '../src/report.js';
+import {
+  agreement,
+  byProcess,
+  differences,
+  fUpperQuantile,
+  fUpperTail,
+  incompleteBeta,
+  median,
+  processesBehindVerdict,
+  processSpread,
+  rotate,
+  spread,
+} from '../src/stats.js';
 import { asciiReverse } from '../src/yardstick.js';
 
 const label = fc.stringMatching(/^[a-z0-9]{1,8}(-[a-z0-9]{1,8})?$/);
@@ -140,6 +152,131 @@ describe('rounds aligned to major collections', () => {
   });
 });
 
+describe('several worker processes per configuration', () => {
+  it('deals the rounds out in turn, after one discarded round per process', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 6 }), (rounds, processes) => {
+        const schedule = roundSchedule(rounds, processes);
+        expect(schedule).toHaveLength(rounds + processes);
+        // The rounds in order: the discarded ones (-processes … -1) first, one for each process.
+        expect(schedule.map((s) => s.round)).toEqual(Array.from({ length: rounds + processes }, (_, i) => i - processes));
+        const discarded = schedule.filter((s) => s.round < 0).map((s) => s.process);
+        expect([...discarded].sort((a, b) => a - b)).toEqual(Array.from({ length: processes }, (_, p) => p));
+        const measured = schedule.filter((s) => s.round >= 0);
+        for (const s of measured) expect(s.process).toBe(s.round % processes);
+        // Each process's rounds spread over the run: counts differ by at most one, and no two consecutive rounds share a process.
+        const counts = Array.from({ length: processes }, (_, p) => measured.filter((s) => s.process === p).length);
+        if (rounds >= processes) expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+        if (processes > 1) for (let i = 1; i < schedule.length; i++) expect(schedule[i]?.process).not.toBe(schedule[i - 1]?.process);
+      }),
+    );
+    expect(roundSchedule(4, 3).map((s) => [s.round, s.process])).toEqual([
+      [-3, 0],
+      [-2, 1],
+      [-1, 2],
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [3, 0],
+    ]);
+    expect(() => roundSchedule(3, 0)).toThrow();
+  });
+
+  it('splits per-round figures by process, and refuses lists that do not pair', () => {
+    expect(byProcess([1, 2, 3, 4, 5], [2, 0, 2, 0, 1])).toEqual([[2, 4], [5], [1, 3]]);
+    expect(() => byProcess([1, 2], [0])).toThrow();
+  });
+
+  it('measures the spread between processes against the spread within them', () => {
+    // Two processes, [1,2,3] and [4,5,6]: the two-sample t-test's t² = 13.5, p = 0.0213 (4 degrees of freedom).
+    const s = processSpread([1, 4, 2, 5, 3, 6], [0, 1, 0, 1, 0, 1]);
+    expect(s?.medians).toEqual([2, 5]);
+    expect(s?.withinSd).toBeCloseTo(1, 12);
+    expect(s?.betweenSd).toBeCloseTo(Math.sqrt(4.5), 12);
+    expect(s?.f).toBeCloseTo(13.5, 12);
+    expect(s?.p).toBeCloseTo(0.0213116, 6);
+    // Nothing to compare: one process, or one round per process.
+    expect(processSpread([1, 2, 3], [0, 0, 0])).toBeUndefined();
+    expect(processSpread([1, 2, 3], [0, 1, 2])).toBeUndefined();
+    // Rounds alike within each process but processes apart: F infinite; nothing varying at all: F = 0.
+    expect(processSpread([1, 1, 2, 2], [0, 0, 1, 1])).toMatchObject({ f: Number.POSITIVE_INFINITY, p: 0 });
+    expect(processSpread([1, 1, 1, 1], [0, 0, 1, 1])).toMatchObject({ f: 0, p: 1 });
+  });
+
+  it('F does not change when every round moves or scales alike; a process moved apart raises it', () => {
+    const values = fc.array(fc.double({ min: -50, max: 50, noNaN: true }), { minLength: 9, maxLength: 9 });
+    fc.assert(
+      fc.property(values, fc.double({ min: -100, max: 100, noNaN: true }), fc.double({ min: 0.1, max: 10, noNaN: true }), (v, shift, scale) => {
+        const processes = v.map((_, i) => i % 3);
+        const base = processSpread(v, processes);
+        fc.pre(base !== undefined && base.withinSd > 1e-6);
+        const moved = processSpread(
+          v.map((x) => x * scale + shift),
+          processes,
+        );
+        expect(moved?.f).toBeCloseTo(base?.f as number, 6);
+        // Process 0's rounds all moved far apart: F grows past any chance level.
+        const apart = processSpread(
+          v.map((x, i) => (i % 3 === 0 ? x + 1e3 * (base?.withinSd as number) : x)),
+          processes,
+        );
+        expect(apart?.p).toBeLessThan(1e-3);
+      }),
+    );
+  });
+
+  it("the F distribution's upper tail matches its closed forms", () => {
+    // One numerator degree of freedom of two: P(F ≥ f) = (1 + 2f/d)^(-d/2); F(1,1) is a squared Cauchy variable.
+    fc.assert(
+      fc.property(fc.double({ min: 0.01, max: 50, noNaN: true }), fc.integer({ min: 1, max: 60 }), (f, d) => {
+        expect(fUpperTail(f, 2, d)).toBeCloseTo((1 + (2 * f) / d) ** (-d / 2), 9);
+        expect(fUpperTail(f, 1, 1)).toBeCloseTo(1 - (2 / Math.PI) * Math.atan(Math.sqrt(f)), 9);
+        // F(d, d) is symmetric about 1 on a log scale: P(F ≥ f) = P(F ≤ 1/f).
+        expect(fUpperTail(f, d, d)).toBeCloseTo(1 - fUpperTail(1 / f, d, d), 9);
+      }),
+    );
+    // Tabled 5 % points: F(2,12) 3.885, F(1,10) 4.965.
+    expect(fUpperTail(3.885, 2, 12)).toBeCloseTo(0.05, 4);
+    expect(fUpperTail(4.965, 1, 10)).toBeCloseTo(0.05, 4);
+    expect(incompleteBeta(0.5, 2, 3)).toBeCloseTo(11 / 16, 12);
+    expect(fUpperQuantile(0.05, 2, 12)).toBeCloseTo(3.885, 3);
+    // F(2, 12): P(F ≥ f) = (1 + f/6)^-6, so its median is 6 (2^(1/6) − 1) = 0.7348.
+    expect(fUpperQuantile(0.5, 2, 12)).toBeCloseTo(6 * (2 ** (1 / 6) - 1), 9);
+    expect(fUpperQuantile(0.5, 7, 7)).toBeCloseTo(1, 9);
+    fc.assert(
+      fc.property(fc.double({ min: 0.001, max: 0.999, noNaN: true }), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 30 }), (tail, d1, d2) => {
+        expect(fUpperTail(fUpperQuantile(tail, d1, d2), d1, d2)).toBeCloseTo(tail, 8);
+      }),
+    );
+    expect(() => fUpperQuantile(0, 2, 12)).toThrow();
+    expect(fUpperTail(0, 2, 12)).toBe(1);
+    expect(fUpperTail(Number.POSITIVE_INFINITY, 2, 12)).toBe(0);
+  });
+
+  it('a resolved figure has at least processesBehindVerdict process medians on its side, and that bound is reached', () => {
+    expect(processesBehindVerdict([5, 5, 5])).toBe(2);
+    expect(processesBehindVerdict([2, 1])).toBe(1);
+    expect(processesBehindVerdict([15])).toBe(1);
+    const layout = fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(layout, fc.array(fc.double({ min: -5, max: 5, noNaN: true }), { minLength: 24, maxLength: 24 }), (sizes, pool) => {
+        const processes = sizes.flatMap((n, p) => Array<number>(n).fill(p));
+        const values = processes.map((_, i) => pool[i] as number);
+        const a = agreement(values, 0.3);
+        fc.pre(a.resolved && a.median !== 0.3);
+        const side = Math.sign(a.median - 0.3);
+        const behind = byProcess(values, processes).filter((v) => Math.sign(median(v) - 0.3) === side).length;
+        expect(behind).toBeGreaterThanOrEqual(processesBehindVerdict(sizes));
+      }),
+    );
+    // Reached: of three processes of five rounds, one wholly off the side; 10/15 rounds agree and two process medians of three.
+    const values = [1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1];
+    const processes = values.map((_, i) => Math.floor(i / 5));
+    expect(agreement(values)).toMatchObject({ median: -1, resolved: true });
+    expect(byProcess(values, processes).filter((v) => median(v) < 0)).toHaveLength(2);
+  });
+});
+
 /** An in-process cell with given rounds (ns). */
 function cell(config: ConfigName, kind: RequestKind, rounds: number[]): InProcessCell {
   return { config, kind, answer: { status: 200, headers: {} }, warmUpOps: 1, rounds };
@@ -166,6 +303,37 @@ describe('what a middleware adds', () => {
     expect(addsDifference(result, 'fetch+ampcors', 'koa+@koa/cors', 'get')).toEqual([0, 1, 0]);
     expect(added(result, 'koa+ampcors', 'preflight')).toBeUndefined();
     expect(addedRounds(result, 'fetch+ampcors', 'get')).toEqual([2, 3, 2]);
+  });
+});
+
+describe('rounds of several processes, paired', () => {
+  // Three processes dealt rounds 0,1,2,0,1,2: process 2 of koa+ampcors runs 1 µs slower.
+  const processes = [0, 1, 2, 0, 1, 2];
+  const withProcesses = (config: ConfigName, rounds: number[]): InProcessCell => ({ ...cell(config, 'get', rounds), processes });
+  const result: InProcessResult = {
+    plan: { configs: [], rounds: 6, warmUpOps: 1, warmUpMs: 1, roundMs: 1, processes: 3 },
+    cells: [
+      withProcesses('koa', [2000, 2100, 2000, 2200, 2000, 2000]),
+      withProcesses('koa+ampcors', [3000, 3100, 4000, 3200, 3000, 4000]),
+      withProcesses('koa+@koa/cors', [4000, 4100, 4000, 4200, 4000, 4000]),
+    ],
+    unavailable: {},
+    profiles: [],
+  };
+
+  it("pairs round i with round i, whichever process ran it, and keeps each round's process", () => {
+    const diff = addsDifference(result, 'koa+ampcors', 'koa+@koa/cors', 'get') as number[];
+    expect(diff).toEqual([-1, -1, 0, -1, -1, 0]);
+    expect(roundProcesses(result, 'koa+ampcors', 'get')).toEqual(processes);
+    expect(byProcessText(result, 'koa+ampcors', 'get', diff)).toBe('; by process -1.00 / -1.00 / 0.00');
+  });
+
+  it('says nothing by process for one process, or for results of older runs', () => {
+    const old: InProcessResult = { ...result, cells: result.cells.map(({ processes: _, ...rest }) => rest) };
+    expect(roundProcesses(old, 'koa+ampcors', 'get')).toBeUndefined();
+    expect(byProcessText(old, 'koa+ampcors', 'get', [1, 2, 3, 4, 5, 6])).toBe('');
+    const one: InProcessResult = { ...result, cells: result.cells.map((c) => ({ ...c, processes: c.rounds.map(() => 0) })) };
+    expect(byProcessText(one, 'koa+ampcors', 'get', [1, 2, 3, 4, 5, 6])).toBe('');
   });
 });
 
@@ -284,6 +452,36 @@ describe('the report', () => {
       /verify, wildcard-rule cache origin \(ASCII\), first sight, ≤ 2× the hand-written ASCII reverse \(10,000 set\) \| 3000 ns vs 300 ns: 10.0× \(rounds 10.0–10.0×\); repeated: 900 ns, 3.0×/,
     );
     expect(text).toContain('hono is not installed');
+    // One process per configuration (no process numbers): no figures between processes.
+    expect(text).toContain('One worker process per configuration in this run');
+
+    // The same run from three processes of five rounds each: by-process medians and the spread table.
+    const processes = [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2];
+    const threeProcesses: RunResults = {
+      ...results,
+      inProcess: {
+        ...inProcess,
+        plan: { ...inProcess.plan, rounds: 15, processes: 3 },
+        cells: inProcess.cells.map((c) => ({
+          ...c,
+          rounds: processes.map((p, i) => (c.rounds[0] as number) + (c.config === 'koa+ampcors' ? p * 50 + (i % 2) * 7 : 0)),
+          processes,
+        })),
+      },
+    };
+    const three = report(threeProcesses);
+    expect(three).not.toMatch(/\{\{\w+\}\}/);
+    expect(three).toMatch(
+      /\| ahead of @koa\/cors on koa, get \(in process\) \| [^|]+same sign in 15\/15 rounds; by process -1.00 \/ -0.94 \/ -0.90 \| \*\*met\*\* \|/,
+    );
+    expect(three).toContain('at least 2 of the 3 process medians on that side too');
+    expect(three).toContain('A verdict thus always stands on a majority of the processes');
+    // Process means 50 ns apart against rounds 7 ns apart within a process: far beyond chance.
+    expect(three).toMatch(/\| ahead of @koa\/cors on koa, get \(in process\) \| -1.00 \/ -0.94 \/ -0.90 \| 0.00 \| 0.05 \| [\d.]+ \| \*\*0.000\*\* \|/);
+    // Of the 12 cells only koa+ampcors's three differ by process.
+    expect(three).toMatch(
+      /Over the 12 cells of the table above \(µs per request\) the median F is [\d.]+ \(about 0.73 were the processes alike\), with p < 0.05 for 3 of them/,
+    );
   });
 
   it('says met or missed only when the rounds resolve it', () => {
