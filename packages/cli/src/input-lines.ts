@@ -10,48 +10,86 @@ export interface InputLine {
   readonly lineNumber: number;
 }
 
+/**
+ * The longest line {@link readLines} accepts, in characters: far above any
+ * domain (253), origin (300) or URL a command takes, and a bound on what a
+ * stream without newlines can make it hold.
+ */
+export const MAX_LINE_LENGTH = 65_536;
+
 /** Options of {@link readLines}. */
 export interface ReadLinesOptions {
   /** Also skip lines starting with `#` (lists of domains). */
   readonly comments?: boolean;
   /** Called with the byte count of each chunk read (progress). */
   readonly onBytes?: (bytes: number) => void;
+  /** The input's name in errors (default: the path of a file stream, else `stdin`). */
+  readonly name?: string;
+}
+
+/** The name of a source for errors: a file stream's `path`, else `stdin`. */
+function sourceName(source: AsyncIterable<string | Uint8Array>): string {
+  const path = (source as { readonly path?: unknown }).path;
+  return typeof path === 'string' ? path : 'stdin';
 }
 
 /**
  * Splits a stream of chunks into trimmed lines (LF or CRLF), skipping blank
  * lines, without holding more than one line at a time: a million inputs
- * stream through in constant memory.
+ * stream through in constant memory. Linear in the input: each chunk is
+ * scanned once, and the start of a line still open is kept as pieces,
+ * joined once when its newline comes.
+ *
+ * @throws FileError (`cannot read <name>: line <n> is longer than …`) as
+ * soon as a line passes {@link MAX_LINE_LENGTH} characters: a stream without
+ * newlines is refused after one line's worth, never held whole.
  */
 export async function* readLines(source: AsyncIterable<string | Uint8Array>, options: ReadLinesOptions = {}): AsyncGenerator<InputLine> {
   const decoder = new TextDecoder();
-  let pending = '';
+  /** The open line's pieces (it started in an earlier chunk), and their length. */
+  const open: string[] = [];
+  let openLength = 0;
   let lineNumber = 0;
+  const tooLong = () =>
+    new FileError(
+      'read',
+      options.name ?? sourceName(source),
+      new Error(`line ${lineNumber + 1} is longer than ${MAX_LINE_LENGTH} characters (one entry per line is expected)`),
+    );
   const emit = function* (raw: string): Generator<InputLine> {
     lineNumber++;
     const text = raw.trim();
     if (text === '' || (options.comments === true && text.startsWith('#'))) return;
     yield { text, lineNumber };
   };
+  // Scans only the new text: the open line is never searched again.
+  const take = function* (text: string): Generator<InputLine> {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', start)) {
+      if (openLength + newline - start > MAX_LINE_LENGTH) throw tooLong();
+      const piece = text.slice(start, newline);
+      const raw = open.length === 0 ? piece : open.join('') + piece;
+      open.length = 0;
+      openLength = 0;
+      yield* emit(raw);
+      start = newline + 1;
+    }
+    if (start === text.length) return;
+    openLength += text.length - start;
+    if (openLength > MAX_LINE_LENGTH) throw tooLong();
+    open.push(start === 0 ? text : text.slice(start));
+  };
   for await (const chunk of source) {
     if (typeof chunk === 'string') {
       options.onBytes?.(chunk.length);
-      pending += chunk;
+      yield* take(chunk);
     } else {
       options.onBytes?.(chunk.byteLength);
-      pending += decoder.decode(chunk, { stream: true });
+      yield* take(decoder.decode(chunk, { stream: true }));
     }
-    let start = 0;
-    let newline = pending.indexOf('\n');
-    while (newline >= 0) {
-      yield* emit(pending.slice(start, newline));
-      start = newline + 1;
-      newline = pending.indexOf('\n', start);
-    }
-    pending = pending.slice(start);
   }
-  pending += decoder.decode();
-  if (pending !== '') yield* emit(pending);
+  yield* take(decoder.decode());
+  if (open.length > 0) yield* emit(open.join(''));
 }
 
 /** The system's reasons, in words (never a raw `ENOENT`). */
