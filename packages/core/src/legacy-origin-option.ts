@@ -137,20 +137,25 @@ function registrableStart(host: string): number {
 
 /**
  * The origins of which `origin` is a look-alike of kind (c) of
- * {@link lookAlikes}: `origin` with one character of its registrable domain
- * made a dot (`https://wwwxexample.com` → `https://www.example.com`), each
- * host without an empty label. A pattern that allows `origin` and one of
- * these has an unescaped dot, seen from the look-alike's side: what a
- * request from the look-alike itself is checked against.
+ * {@link lookAlikes}, each with that kind's own look-alike: `origin` with one
+ * character of its registrable domain made a dot, and made the letter of
+ * (c) (`https://www-example.com` → `https://www.example.com` and
+ * `https://wwwqexample.com`), hosts without an empty label. A pattern that
+ * allows `origin` and both of a pair has an unescaped dot, seen from the
+ * look-alike's side: what a request from the look-alike itself is checked
+ * against. Both are asked so that a pattern listing two real domains that
+ * differ by one dot (`e-shop.com`, `e.shop.com`) is not taken for one.
  */
-function dottedOriginals(origin: ParsedOrigin): string[] {
+function dottedOriginals(origin: ParsedOrigin): Array<readonly [string, string]> {
   const { host } = origin;
   const start = registrableStart(host);
   if (start < 0) return [];
   const at = sameSchemeAndPort(origin);
-  const found: string[] = [];
+  const found: Array<readonly [string, string]> = [];
   for (let i = start + 1; i < host.length - 1; i++) {
-    if (host[i] !== '.' && host[i - 1] !== '.' && host[i + 1] !== '.') found.push(at(`${host.slice(0, i)}.${host.slice(i + 1)}`));
+    if (host[i] === '.' || host[i - 1] === '.' || host[i + 1] === '.') continue;
+    const [before, after] = [host.slice(0, i), host.slice(i + 1)];
+    found.push([at(`${before}.${after}`), at(`${before}${DOT_STAND_IN}${after}`)]);
   }
   return found;
 }
@@ -302,9 +307,9 @@ export function compileOriginOption(option: OriginOption, mode: OriginOptionMode
       const allows = (other: string) => pattern.test(other);
       // The origin's look-alikes, then the origins it is a look-alike of (a request from `wwwxexample.com` itself).
       const twin = allowedLookAlike(parsed, allows);
-      const original = twin === undefined ? dottedOriginals(parsed).find(allows) : undefined;
+      const original = twin === undefined ? dottedOriginals(parsed).find(([dotted, lettered]) => allows(dotted) && allows(lettered)) : undefined;
       const found =
-        twin !== undefined ? ([origin, twin] as const) : original !== undefined ? ([original, { origin, mistake: 'an unescaped dot' }] as const) : undefined;
+        twin !== undefined ? ([origin, twin] as const) : original !== undefined ? ([original[0], { origin, mistake: 'an unescaped dot' }] as const) : undefined;
       if (found !== undefined) {
         unsafe.set(pattern, found);
         checked.clear();

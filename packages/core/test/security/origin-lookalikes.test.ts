@@ -119,6 +119,8 @@ const TIGHT: ReadonlyArray<readonly [RegExp | ReadonlyArray<string | RegExp>, re
     ['https://example.com', 'https://shop.example.com'],
   ],
   [/^https:\/\/www\.example\.com$/gy, ['https://www.example.com']],
+  // Two real domains one dot apart: not an unescaped dot (the letter in its place is not allowed).
+  [/^https:\/\/(e-shop\.com|e\.shop\.com|eshop\.com)$/, ['https://e-shop.com', 'https://e.shop.com', 'https://eshop.com']],
 ];
 
 /** Look-alikes an attacker registers; none is allowed by any tight option. */
@@ -135,7 +137,44 @@ const ATTACKERS = [
   'http://127.0.0.1.evil.net:8080',
 ];
 
+/** A RegExp source matching `text` literally. */
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 describe('compileOriginOption with credentials: tight options are never refused', () => {
+  it('by property: an anchored alternation of escaped origins, and a subdomain wildcard over each host, allow their origins', () => {
+    const origin = fc
+      .tuple(fc.constantFrom('http', 'https'), fc.domain(), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: null }))
+      .map(([scheme, host, port]) => `${scheme}://${host}${port === null ? '' : `:${port}`}`)
+      .filter((text) => parseOrigin(text).ok && text.length < 120);
+    fc.assert(
+      fc.property(fc.uniqueArray(origin, { minLength: 1, maxLength: 4 }), (origins) => {
+        const list = new RegExp(`^(${origins.map(escaped).join('|')})$`);
+        // A wildcard over a public suffix (`*.a.ck`, `*.github.io`) trusts other people's domains: only over a registrable host.
+        const registrable = origins.filter((text) => getDomain(parsed(text).host, { allowPrivateDomains: true }) !== null);
+        const wildcards = registrable.map((text) => {
+          const { scheme, host, port } = parsed(text);
+          return [
+            new RegExp(`^${scheme}:\\/\\/([a-z0-9-]+\\.)*${escaped(host)}${port === null ? '' : `:${port}`}$`),
+            `${scheme}://www.${host}${port === null ? '' : `:${port}`}`,
+          ] as const;
+        });
+        const matcher = compileOriginOption([list, ...wildcards.map(([pattern]) => pattern)], { credentials: true });
+        for (const text of origins)
+          expect(
+            outcome(() => matcher(text)),
+            text,
+          ).toBe('allowed');
+        for (const [, www] of wildcards)
+          if (parseOrigin(www).ok)
+            expect(
+              outcome(() => matcher(www)),
+              www,
+            ).toBe('allowed');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it.each(TIGHT.map(([option, own]) => [String(option), option, own] as const))('%s', (_name, option, own) => {
     const matcher = compileOriginOption(option, { credentials: true });
     // Twice: the second answer may come from the bounded memo.
@@ -172,6 +211,7 @@ const LOOSE: ReadonlyArray<readonly [RegExp, string, string, 'construction' | 'r
   [/^https:\/\/(app|api)\.example\.com/, 'https://app.example.com', 'https://app.example.com.evil.net', 'request'],
   [/^http:\/\/192\.168\.1\.\d{1,3}/, 'http://192.168.1.20', 'http://192.168.1.20.evil.net', 'request'],
   [/^https:\/\/(app|api).example\.com$/, 'https://app.example.com', 'https://appxexample.com', 'request'],
+  [/^https:\/\/(app|api).example\.com$/, 'https://api.example.com', 'https://api-example.com', 'request'],
   [/^https:\/\/app\.example\.com$|^https:\/\/(www\.)?example\.com/, 'https://example.com', 'https://www.example.com.evil.net', 'construction'],
 ];
 
