@@ -288,7 +288,7 @@ export function compileOriginOption(option: OriginOption, mode: OriginOptionMode
   if (any) return ANY_ORIGIN;
   if (!mode.credentials || mode.perRequest || patterns.length === 0) return (origin) => exact.has(origin) || patterns.some((pattern) => pattern.test(origin));
   // With credentials, an origin allowed by a pattern is allowed only when that pattern allows none of its look-alikes
-  // (a pattern construction could not judge, e.g. `/^https:\/\/(www\.)?example\.com/`); the request fails otherwise.
+  // (a pattern construction could not judge, e.g. `/^https:\/\/(app|api)\.example\.com/`); the request fails otherwise.
   const checked = new Set<string>();
   // A pattern once shown to allow a look-alike stays refused (a fresh error each time: adapters may decorate it).
   const unsafe = new Map<RegExp, readonly [string, LookAlike]>();
@@ -470,15 +470,21 @@ const NOTHING: OriginMatcher = () => false;
  *    look-alike. This costs more questions per allowed credentialed
  *    request: the canary, and two look-alikes plus one per dot from the one
  *    left of the registrable domain (six questions for `www.example.co.uk`;
- *    fewer after a synchronous yes): a function
- *    with side effects (logging, counting, a database) sees them, and a
- *    function that waits sees them all at once. It holds for a function
- *    that starts allowing everything after construction. Once a look-alike
+ *    fewer after a synchronous yes): a function with side effects (logging,
+ *    counting, a database) sees them, and a function that waits sees them
+ *    all at once. It holds for a function that starts allowing everything
+ *    after construction. Once a look-alike
  *    was allowed, every credentialed allow fails (a request from the
  *    look-alike itself, `wwwxexample.com` for an unescaped dot, may have no
  *    look-alike the function allows).
  *
- * Not covered, by design: a function written to recognise the canaries.
+ * Not covered, by design: a function written to recognise the canaries;
+ * a function whose unescaped dot is first met from the look-alike's side
+ * (`wwwxexample.com` asks nothing `www.example.com` would show: that
+ * request is answered, every one after the publisher's first is not;
+ * a static pattern is checked from both sides); a look-alike none of these
+ * shapes reaches (`/^https:\/\/(www|shop)\.?example\.com$/` allowing
+ * `shopexample.com`).
  *
  * @param probe - asks the function about an origin outside any request (construction)
  * @param credentials - whether responses may carry credentials
