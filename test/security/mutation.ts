@@ -54,6 +54,7 @@ export const GROUPS: Record<string, string[]> = {
     'drop-in-hono-cors',
     'drop-in-fastify-cors',
     'verdict-sources',
+    'delegate-guard',
   ],
 };
 

@@ -13,31 +13,39 @@
  * 1. An answer without credentials is used as is (no cost).
  * 2. A decision of an answer with credentials that allows the request's own
  *    `Origin` (not as a same-origin request) is checked: the delegate is
- *    asked once more, about the same request made about a canary origin
- *    shaped like that `Origin` (same scheme and port, a host no
- *    configuration names: legacy-origin-option.ts's `canaryLike`), and its
- *    answer decides that canary request (its `__amp_source_origin`,
+ *    asked again about the same request made about a canary origin shaped
+ *    like that `Origin` (same scheme and port, a host no configuration
+ *    names: legacy-origin-option.ts's `canaryLike`), and about each of the
+ *    `Origin`'s look-alikes (`lookAlikes` there: a delegate checking
+ *    `o.endsWith('example.com')` also allows `https://<canary>example.com`).
+ *    Each answer decides its own request (the `__amp_source_origin`,
  *    `AMP-Same-Origin`, `Sec-Fetch-Site` and AMP for Email sender left out,
- *    so none of them can turn the canary away). An answer allowing the
- *    canary with credentials fails the request with the `unsafe-configuration`
- *    error of `origin: true` with credentials. An answer about the canary
- *    that is no valid configuration (`publishers: [its host]` when the
- *    canary's host is under an AMP cache domain) is asked about a second
- *    canary of another host.
- * 3. The questions are bounded together like an origin function's canary
- *    question (`QUESTION_TIMEOUT_MS`): a delegate that calls back with an
- *    error, throws, answers invalid options twice, never calls back within
- *    the bound, or whose answer's verifier fails, has not allowed the canary,
- *    and the request keeps its decision; an answer refused as unsafe (an
- *    origin function in it that allows the canary) has allowed it. Such a delegate also leaves its real
- *    requests from unknown origins without an answer, so it is not one that
- *    copies the `Origin`.
- * 4. A decision of an answer object already checked, unchanged since (the
- *    same policy from `corsPackagePolicies`, which compiles a changed object
- *    again), is not checked again: its origins are fixed data, not a copy of
- *    this request's `Origin`. A delegate that answers a new object per
- *    request (the usual literal) is asked twice per allowed credentialed
- *    request.
+ *    so none of them can turn the question away). An answer allowing the
+ *    canary or a look-alike with credentials fails the request with an
+ *    `unsafe-configuration` error, as `origin: true` with credentials does,
+ *    and every later request that would be checked fails with it too (a
+ *    delegate that copies only some shapes of `Origin` is caught for good
+ *    the first time a question has one).
+ *    An answer about the canary that is no valid configuration
+ *    (`publishers: [its host]` when the canary's host is under an AMP cache
+ *    domain) is asked about a second canary of another host.
+ * 3. The questions are bounded together like an origin function's
+ *    (`QUESTION_TIMEOUT_MS`): a synchronous yes ends them, pending ones are
+ *    awaited together, and a yes ends the wait. A delegate that calls back
+ *    with an error, throws, answers invalid options, never calls back
+ *    within the bound, or whose answer's verifier fails, has not allowed
+ *    that origin; an answer refused as unsafe (an origin function in it
+ *    that allows the origin asked about) has. Such a delegate also leaves
+ *    real requests from unknown origins without an answer, so it is not one
+ *    that copies the `Origin`.
+ * 4. The cost: the delegate is asked 1 + the look-alike count more times
+ *    (five for `https://www.example.com`) per allowed credentialed request
+ *    (a delegate with side effects sees them; an asynchronous one sees them
+ *    at once). Not again for an answer object already checked and
+ *    unchanged since (the same policy from `corsPackagePolicies`, which
+ *    compiles a changed object again): its origins are fixed data, not a
+ *    copy of this request's `Origin`. A delegate answering a new object per
+ *    request (the usual literal) is asked each time.
  *
  * Not covered, by design: a delegate written to recognise canaries, and one
  * that reads the `Origin` from somewhere other than the request it is given
@@ -47,7 +55,7 @@ import type { CorsDecision } from './cors-policy.js';
 import type { CorsRequest } from './cors-response.js';
 import { type CorsPackageDelegate, type CorsPackageOptions, type CorsPackagePolicy, corsPackagePolicies } from './drop-in-cors.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
-import { canaryLike, QUESTION_TIMEOUT_MS } from './legacy-origin-option.js';
+import { canaryLike, type LookAlike, lookAlikes, QUESTION_TIMEOUT_MS } from './legacy-origin-option.js';
 import { askOriginCallback } from './origin-callback.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import { isThenable } from './request-facts.js';
@@ -63,6 +71,14 @@ function delegateRefusal(canary: string): AmpCorsError {
   return new AmpCorsError(
     'unsafe-configuration',
     `the options delegate (asked about the same request from ${canary}, an origin no configuration names, it allowed it) together with credentials lets every site read credentialed responses: an answer copying the request's Origin is origin: true; check the Origin against a list of trusted origins in the delegate, or set credentials: false`,
+  );
+}
+
+/** 2. The failure of a request whose delegate also allowed `twin`, a look-alike of the allowed `origin`. */
+function lookAlikeRefusal(origin: string, twin: LookAlike): AmpCorsError {
+  return new AmpCorsError(
+    'unsafe-configuration',
+    `the options delegate allows ${origin} and also ${twin.origin}, a look-alike anyone could register (asked about the same request from it; ${twin.mistake}): together with credentials every such site could read credentialed responses; compare the Origin with exact trusted origins in the delegate (a suffix check needs its leading dot), or set credentials: false`,
   );
 }
 
@@ -94,15 +110,23 @@ function thenFinding<A>(value: () => A | PromiseLike<A>, next: (settled: A) => F
   }
 }
 
-/** At most {@link QUESTION_TIMEOUT_MS} for a pending answer: silence is `silence`. */
-function within<T>(answer: T | Promise<T>, silence: T): T | Promise<T> {
-  if (!isThenable(answer)) return answer;
-  return new Promise<T>((resolve) => {
-    const timer = setTimeout(() => resolve(silence), QUESTION_TIMEOUT_MS);
-    void answer.then((value) => {
-      clearTimeout(timer);
-      resolve(value);
-    });
+/**
+ * 3. The first refusal among pending ones, as soon as one settles with it;
+ * `undefined` once all settled without one, or after
+ * {@link QUESTION_TIMEOUT_MS} (an unanswered question allowed nothing).
+ */
+function firstRefusal(pending: ReadonlyArray<Promise<AmpCorsError | undefined>>): Promise<AmpCorsError | undefined> {
+  return new Promise((resolve) => {
+    let left = pending.length;
+    const timer = setTimeout(() => resolve(undefined), QUESTION_TIMEOUT_MS);
+    for (const answer of pending) {
+      void answer.then((refusal) => {
+        left -= 1;
+        if (refusal === undefined && left > 0) return;
+        clearTimeout(timer);
+        resolve(refusal);
+      });
+    }
   });
 }
 
@@ -124,6 +148,8 @@ export function guardedDelegatePolicies<R>(
   const policies = corsPackagePolicies(entry);
   // 4. Policies of answer objects whose check passed (each lives as long as its answer object, in corsPackagePolicies).
   const checked = new WeakSet<CorsPackagePolicy>();
+  // 2. Once the delegate has allowed a canary or a look-alike, every later allow it is checked for fails.
+  let unsafe: AmpCorsError | undefined;
 
   /** 2–3. What the delegate, asked about `req` made about `canary`, answers: whether its options allow `canary` with credentials. */
   const ask = (req: R, request: CorsRequest, canary: string): Finding | Promise<Finding> => {
@@ -146,20 +172,46 @@ export function guardedDelegatePolicies<R>(
   };
 
   /**
-   * 2–3. The canary the delegate allows, if any: asked about `first`, and
-   * about `second` only when its answer about `first` is no valid
-   * configuration (a canary host can be refused where a real one is not:
-   * `publishers: [its host]` for the AMP cache canary); bounded as a whole.
+   * 2–3. The canary the delegate allows, if any: asked about one canary
+   * shaped like `shape`, and about a second one of another host only when
+   * its answer about the first is no valid configuration (a canary host can
+   * be refused where a real one is not: `publishers: [its host]` for the AMP
+   * cache canary). One canary turn per request otherwise, so that the
+   * canaries cycle through every host.
    */
-  const allowedCanary = (req: R, request: CorsRequest, [first, second]: readonly [string, string]): string | undefined | Promise<string | undefined> => {
+  const allowedCanary = (req: R, request: CorsRequest, shape: ParsedOrigin): string | undefined | Promise<string | undefined> => {
+    const first = canaryLike(shape);
     const firstFinding = ask(req, request, first);
     const conclude = (found: Finding): string | undefined | Promise<string | undefined> => {
       if (found !== 'invalid') return found === 'allowed' ? first : undefined;
+      // Other requests may have taken canaries meanwhile: the next one can have the first's host again, never twice.
+      let second = canaryLike(shape);
+      if (second === first) second = canaryLike(shape);
       const secondFinding = ask(req, request, second);
       const last = (again: Finding) => (again === 'allowed' ? second : undefined);
       return isThenable(secondFinding) ? secondFinding.then(last) : last(secondFinding);
     };
-    return within(isThenable(firstFinding) ? firstFinding.then(conclude) : conclude(firstFinding), undefined);
+    return isThenable(firstFinding) ? firstFinding.then(conclude) : conclude(firstFinding);
+  };
+
+  /**
+   * 2–3. The refusal of an allowed `origin`, if the delegate also allows a
+   * canary shaped like it or one of its look-alikes: the canary is asked
+   * first; a synchronous yes ends the questions, pending ones are awaited
+   * together, bounded as a whole.
+   */
+  const refusalOf = (req: R, request: CorsRequest, origin: string): AmpCorsError | undefined | Promise<AmpCorsError | undefined> => {
+    const parsed = parseOrigin(origin);
+    const pending: Array<Promise<AmpCorsError | undefined>> = [];
+    const canary = allowedCanary(req, request, parsed.ok ? parsed : HTTPS_SHAPE);
+    if (typeof canary === 'string') return delegateRefusal(canary);
+    if (isThenable(canary)) pending.push(canary.then((allowed) => (allowed === undefined ? undefined : delegateRefusal(allowed))));
+    for (const twin of parsed.ok ? lookAlikes(parsed) : []) {
+      const found = ask(req, request, twin.origin);
+      if (found === 'allowed') return lookAlikeRefusal(origin, twin);
+      if (isThenable(found)) pending.push(found.then((settled) => (settled === 'allowed' ? lookAlikeRefusal(origin, twin) : undefined)));
+    }
+    return pending.length === 0 ? undefined : firstRefusal(pending);
   };
 
   return (options, req) => {
@@ -169,18 +221,18 @@ export function guardedDelegatePolicies<R>(
     const guard = (decision: CorsDecision, request: CorsRequest): CorsDecision | Promise<CorsDecision> => {
       const { verdict } = decision;
       const origin = request.origin;
-      // 2. Only an allow of the request's own Origin (not as the API's own page) can be a copy of it; 4. nor an answer already checked.
-      if (!verdict.allowed || verdict.via === 'same-origin' || typeof origin !== 'string' || verdict.origin !== origin || checked.has(configured)) return decision;
-      const parsed = parseOrigin(origin);
-      const shape = parsed.ok ? parsed : HTTPS_SHAPE;
-      // Two canaries of different hosts, taken now (taking the second later could meet the first's host again).
-      const allowed = allowedCanary(req, request, [canaryLike(shape), canaryLike(shape)]);
-      const conclude = (canary: string | undefined): CorsDecision => {
-        if (canary !== undefined) throw delegateRefusal(canary);
+      // 2. Only an allow of the request's own Origin (not as the API's own page) can be a copy of it.
+      if (!verdict.allowed || verdict.via === 'same-origin' || typeof origin !== 'string' || verdict.origin !== origin) return decision;
+      if (unsafe !== undefined) throw unsafe;
+      // 4. An answer already checked is not asked about again.
+      if (checked.has(configured)) return decision;
+      const refusal = refusalOf(req, request, origin);
+      const conclude = (found: AmpCorsError | undefined): CorsDecision => {
+        if (found !== undefined) throw (unsafe ??= found);
         checked.add(configured);
         return decision;
       };
-      return isThenable(allowed) ? allowed.then(conclude) : conclude(allowed);
+      return isThenable(refusal) ? refusal.then(conclude) : conclude(refusal);
     };
     return {
       policy: configured.policy,
@@ -214,8 +266,6 @@ export function nodeRequestAbout<R extends object>(req: R, origin: string): R {
   const own = (value: unknown): PropertyDescriptor => ({ value, writable: true, enumerable: true, configurable: true });
   const headers = { ...real.headers, origin };
   const raw = real.rawHeaders;
-  const rawHeaders = Array.isArray(raw)
-    ? raw.map((line, at) => (at % 2 === 1 && String(raw[at - 1]).toLowerCase() === 'origin' ? origin : line))
-    : raw;
+  const rawHeaders = Array.isArray(raw) ? raw.map((line, at) => (at % 2 === 1 && String(raw[at - 1]).toLowerCase() === 'origin' ? origin : line)) : raw;
   return Object.create(req, { headers: own(headers), rawHeaders: own(rawHeaders) }) as R;
 }

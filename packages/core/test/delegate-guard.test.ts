@@ -13,7 +13,7 @@ import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isAmpCorsError } from '@ampcors/core';
+import { isAmpCorsError, parseOrigin } from '@ampcors/core';
 import {
   type CorsDecision,
   type CorsPackageDelegate,
@@ -24,6 +24,8 @@ import {
   guardedDelegatePolicies,
   nodeRequestAbout,
 } from '@ampcors/core/adapter';
+import { lookAlikes } from '../src/legacy-origin-option.js';
+import type { ParsedOrigin } from '../src/origin-header.js';
 
 const ENTRY = 'ampCors (test)';
 const A = 'https://a.example';
@@ -45,9 +47,16 @@ const preflight = (origin: string): CorsRequest => ({ method: 'OPTIONS', origin,
 const header = (plan: CorsPlan, name: string) => plan.headers.find(([key]) => key === name)?.[1];
 
 /** What an adapter does with a delegate: ask it about the request, then decide with the guarded policy of its answer. */
-async function decide(delegate: Delegate, request: CorsRequest, req: Req = { origin: request.origin ?? undefined }, policyOf = guardedDelegatePolicies(delegate, ENTRY, about)): Promise<Outcome> {
+async function decide(
+  delegate: Delegate,
+  request: CorsRequest,
+  req: Req = { origin: request.origin ?? undefined },
+  policyOf = guardedDelegatePolicies(delegate, ENTRY, about),
+): Promise<Outcome> {
   try {
-    const answer = await new Promise<CorsPackageOptions | undefined>((resolve, reject) => delegate(req, (error, options) => (error ? reject(error) : resolve(options))));
+    const answer = await new Promise<CorsPackageOptions | undefined>((resolve, reject) =>
+      delegate(req, (error, options) => (error ? reject(error) : resolve(options))),
+    );
     return { decision: await policyOf(answer, req).decide(request) };
   } catch (error) {
     return { error };
@@ -66,6 +75,8 @@ function unsafe(outcome: Outcome): boolean {
 }
 
 const host = (origin: string) => new URL(origin).hostname;
+/** How many more times the delegate is asked about an allowed credentialed request from `origin`: a canary, and each look-alike. */
+const questions = (origin: string) => 1 + lookAlikes(parseOrigin(origin) as ParsedOrigin).length;
 
 /** Delegates that copy the request's Origin into a credentialed answer, in every shape an answer can carry it. */
 const REFLECTING: ReadonlyArray<[string, Delegate]> = [
@@ -79,7 +90,11 @@ const REFLECTING: ReadonlyArray<[string, Delegate]> = [
   ['answers twice', (req, cb) => (cb(null, { origin: req.origin, credentials: true }), cb(null, { origin: false }))],
   [
     'an origin function copying the Origin it was asked about',
-    (req, cb) => cb(null, { origin: (o: string | undefined, answer: (e: null, allow: string | false) => void) => answer(null, o === req.origin ? (o as string) : false), credentials: true }),
+    (req, cb) =>
+      cb(null, {
+        origin: (o: string | undefined, answer: (e: null, allow: string | false) => void) => answer(null, o === req.origin ? (o as string) : false),
+        credentials: true,
+      }),
   ],
 ];
 
@@ -87,7 +102,12 @@ describe('attack: a delegate answering the request Origin with credentials fails
   for (const [name, delegate] of REFLECTING) {
     it(`${name}: GET and preflight from evil.example`, async () => {
       // A source origin naming the page itself must not turn the canary away (the canary request carries none).
-      for (const request of [get(EVIL), preflight(EVIL), get(EVIL, { sourceOrigin: EVIL }), get(EVIL, { ampSameOrigin: 'true', emailSender: 'a@evil.example' })]) {
+      for (const request of [
+        get(EVIL),
+        preflight(EVIL),
+        get(EVIL, { sourceOrigin: EVIL }),
+        get(EVIL, { ampSameOrigin: 'true', emailSender: 'a@evil.example' }),
+      ]) {
         const outcome = await decide(delegate, request);
         expect(grantsCredentials(outcome, EVIL)).toBe(false);
         expect(unsafe(outcome)).toBe(true);
@@ -150,14 +170,59 @@ describe('attack: a delegate answering the request Origin with credentials fails
   });
 });
 
+describe('attack: a delegate whose check also passes look-alikes anyone could register fails the request', () => {
+  // Whether the look-alike's own requests are refused too: an unescaped dot's look-alike has look-alikes of its own
+  // that the check does not pass, so only the requests of the origin it was written for fail (as an origin
+  // function's do): the failure shows the mistake.
+  const LOOSE: ReadonlyArray<[string, (o: string) => boolean, boolean]> = [
+    ["o.endsWith('a.example')", (o) => o.endsWith('a.example'), true],
+    ["o.startsWith('https://a.example')", (o) => o.startsWith('https://a.example'), true],
+    ['/^https:\\/\\/a.example$/ (an unescaped dot)', (o) => /^https:\/\/a.example$/.test(o), false],
+  ];
+  for (const [name, check, twinRefused] of LOOSE) {
+    it(`${name}: a.example's requests fail${twinRefused ? ', and its look-alike gets no credentials' : ''}`, async () => {
+      const delegate: Delegate = (req, cb) => cb(null, { origin: check(req.origin as string) ? req.origin : false, credentials: true });
+      const own = await decide(delegate, get(A));
+      expect(unsafe(own)).toBe(true);
+      expect(String((own as { error: Error }).error.message)).toMatch(/options delegate allows https:\/\/a\.example and also .*look-alike/);
+      const twin = lookAlikes(parseOrigin(A) as ParsedOrigin).find(({ origin }) => check(origin))?.origin as string;
+      expect(twin).toBeDefined();
+      if (twinRefused) expect(unsafe(await decide(delegate, get(twin)))).toBe(true);
+    });
+  }
+
+  it('a suffix check with its leading dot and an exact match stays allowed, subdomains included', async () => {
+    const delegate: Delegate = (req, cb) => {
+      const o = req.origin as string;
+      cb(null, { origin: o === A || (o.startsWith('https://') && o.endsWith('.a.example')) ? o : false, credentials: true });
+    };
+    for (const origin of [A, 'https://www.a.example', 'https://x.y.a.example'])
+      expect(grantsCredentials(await decide(delegate, get(origin)), origin)).toBe(true);
+  });
+
+  it('asynchronous answers: a look-alike allowed late, within the bound, fails the request', async () => {
+    const delegate: Delegate = (req, cb) => {
+      const o = req.origin as string;
+      setTimeout(() => cb(null, { origin: o.endsWith('a.example') ? o : false, credentials: true }), o === A ? 0 : 50);
+    };
+    expect(unsafe(await decide(delegate, get(A)))).toBe(true);
+  });
+});
+
 describe('a delegate that answers fixed origins or checks a list keeps working', () => {
   const ALLOW = [A, B];
   const DELEGATES: ReadonlyArray<[string, Delegate]> = [
     ['a fixed origin (fresh object)', (req, cb) => cb(null, { origin: req.tenant === undefined ? A : false, credentials: true })],
     ['an allowlist check', (req, cb) => cb(null, { origin: ALLOW.includes(req.origin as string) ? (req.origin as string) : false, credentials: true })],
-    ['an allowlist check, asynchronous', (req, cb) => setImmediate(() => cb(null, { origin: ALLOW.includes(req.origin as string) ? req.origin : false, credentials: true }))],
+    [
+      'an allowlist check, asynchronous',
+      (req, cb) => setImmediate(() => cb(null, { origin: ALLOW.includes(req.origin as string) ? req.origin : false, credentials: true })),
+    ],
     ['publishers (fresh object)', (_req, cb) => cb(null, { publishers: ['a.example'] } as CorsPackageOptions)],
-    ['an error for unknown origins', (req, cb) => (ALLOW.includes(req.origin as string) ? cb(null, { origin: req.origin, credentials: true }) : cb(new Error('unknown tenant')))],
+    [
+      'an error for unknown origins',
+      (req, cb) => (ALLOW.includes(req.origin as string) ? cb(null, { origin: req.origin, credentials: true }) : cb(new Error('unknown tenant'))),
+    ],
   ];
   for (const [name, delegate] of DELEGATES) {
     it(`${name}: A is allowed with credentials; evil.example is not`, async () => {
@@ -220,16 +285,18 @@ describe('what is asked, and what it costs', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('a denial and a same-origin request are not asked about; an allowed credentialed request once more, about the canary only', async () => {
+  it('a denial and a same-origin request are not asked about; an allowed credentialed request about a canary and each look-alike', async () => {
     const { delegate, calls } = counting((req) => ({ origin: req.origin === A ? A : false, credentials: true }));
     await decide(delegate, get(EVIL));
     await decide(delegate, get(EVIL, { secFetchSite: 'same-origin' }));
     expect(calls).toHaveLength(2);
     await decide(delegate, get(A), { origin: A, tenant: 't1' });
-    expect(calls).toHaveLength(4);
-    // The canary request is the same request about another Origin.
-    expect(calls[3]?.tenant).toBe('t1');
+    expect(questions(A)).toBeGreaterThan(1);
+    expect(calls).toHaveLength(3 + questions(A));
+    // Each question is the same request about another Origin: the canary first, then the look-alikes.
+    expect(calls.slice(3).every((req) => req.tenant === 't1')).toBe(true);
     expect(calls[3]?.origin).toMatch(/ampcorscanary/);
+    expect(calls.slice(4).map((req) => req.origin)).toEqual(lookAlikes(parseOrigin(A) as ParsedOrigin).map((twin) => twin.origin));
   });
 
   it('one unchanged shared answer object is checked once; a changed one again', async () => {
@@ -237,39 +304,152 @@ describe('what is asked, and what it costs', () => {
     const { delegate, calls } = counting(() => shared);
     const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
     for (let i = 0; i < 3; i++) expect(grantsCredentials(await decide(delegate, get(A), { origin: A }, policyOf), A)).toBe(true);
-    expect(calls).toHaveLength(4);
+    expect(calls).toHaveLength(1 + questions(A) + 2);
     shared.origin.push(B);
     expect(grantsCredentials(await decide(delegate, get(B), { origin: B }, policyOf), B)).toBe(true);
-    expect(calls).toHaveLength(6);
+    expect(calls).toHaveLength(1 + questions(A) + 2 + 1 + questions(B));
   });
 
-  it('a shared answer object is not remembered as checked when its check failed', async () => {
+  it('once the delegate allowed a canary, every later allow it is checked for fails, without asking again', async () => {
     const shared = { origin: [A] as string[], credentials: true };
     const calls: Req[] = [];
     // Answers the shared object for A, and copies any other Origin (so the canary is allowed).
     const delegate: Delegate = (req, cb) => (calls.push(req), cb(null, req.origin === A ? shared : { origin: req.origin, credentials: true }));
     const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
     for (let i = 0; i < 2; i++) expect(unsafe(await decide(delegate, get(A), { origin: A }, policyOf))).toBe(true);
+    // A, the canary (its yes ends the questions), then A alone: the shared object was never remembered as checked.
+    expect(calls.map((req) => req.origin === A)).toEqual([true, false, true]);
+    expect(unsafe(await decide(delegate, get(B), { origin: B }, policyOf))).toBe(true);
     expect(calls).toHaveLength(4);
+  });
+
+  it('a delegate copying only some shapes of Origin is caught by a request of that shape, then fails every checked allow', async () => {
+    // Copies .com origins, else checks a list.
+    const delegate: Delegate = (req, cb) => {
+      const o = req.origin as string;
+      cb(null, { origin: o.endsWith('.com') || o === A ? o : false, credentials: true });
+    };
+    // A's own requests are caught only when the canary's turn is the .com host; once caught, every later one fails.
+    const alone = guardedDelegatePolicies(delegate, ENTRY, about);
+    const outcomes: boolean[] = [];
+    for (let i = 0; i < 8; i++) outcomes.push(unsafe(await decide(delegate, get(A), { origin: A }, alone)));
+    expect(outcomes.slice(Math.max(outcomes.indexOf(true), 0)).every((caught) => caught === outcomes.includes(true))).toBe(true);
+    // A .com attacker is caught on every request (a look-alike of its own origin is a .com origin), and A fails from then on.
+    const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
+    // (A first, so that its answer is remembered as checked, unless this turn's canary caught the delegate already.)
+    await decide(delegate, get(A), { origin: A }, policyOf);
+    for (let i = 0; i < 4; i++) expect(unsafe(await decide(delegate, get('https://evil.com'), { origin: 'https://evil.com' }, policyOf))).toBe(true);
+    expect(unsafe(await decide(delegate, get(A), { origin: A }, policyOf))).toBe(true);
   });
 });
 
-describe('corsPackagePolicies: an answer object is compiled again when what it holds changed', () => {
-  it('same object and contents: one policy; a changed key, value or array item: a new one', () => {
+describe("corsPackagePolicies: each answer compiled once, never another answer's policy", () => {
+  it('an object holding more than data: compiled again when a key, value or array item changed', () => {
     const policyOf = corsPackagePolicies(ENTRY);
-    const options: { origin: string | string[]; credentials: boolean; maxAge?: number } = { origin: [A], credentials: true };
-    const first = policyOf(options);
-    expect(policyOf(options)).toBe(first);
+    const verifier = { verify: () => ({ allowed: false as const, origin: null, reason: 'unknown-origin' as const, detail: 'no' }) };
+    const options: { origin: string | string[]; credentials: boolean; maxAge?: number; verifier: typeof verifier } = {
+      origin: [A],
+      credentials: true,
+      verifier,
+    };
+    const first = policyOf(options as CorsPackageOptions);
+    expect(policyOf(options as CorsPackageOptions)).toBe(first);
     (options.origin as string[])[0] = B;
-    const second = policyOf(options);
+    const second = policyOf(options as CorsPackageOptions);
     expect(second).not.toBe(first);
     expect(grantsCredentials({ decision: second.decide(get(B)) as CorsDecision }, B)).toBe(true);
     expect(grantsCredentials({ decision: second.decide(get(A)) as CorsDecision }, A)).toBe(false);
     options.origin = EVIL;
-    expect(grantsCredentials({ decision: policyOf(options).decide(get(EVIL)) as CorsDecision }, EVIL)).toBe(true);
-    const third = policyOf(options);
+    expect(grantsCredentials({ decision: policyOf(options as CorsPackageOptions).decide(get(EVIL)) as CorsDecision }, EVIL)).toBe(true);
+    const third = policyOf(options as CorsPackageOptions);
     options.maxAge = 5;
-    expect(policyOf(options)).not.toBe(third);
+    expect(policyOf(options as CorsPackageOptions)).not.toBe(third);
+  });
+
+  it('an Origin written through a getter, or into an object holding more than data, is seen on each answer', () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    let current = A;
+    const getter = {
+      credentials: true,
+      get origin() {
+        return current;
+      },
+    };
+    const holder = {
+      credentials: true,
+      origin: A,
+      verifier: { verify: () => ({ allowed: false as const, origin: null, reason: 'unknown-origin' as const, detail: 'no' }) },
+    };
+    const writers: Array<[object, (origin: string) => void]> = [
+      [getter, (origin) => (current = origin)],
+      [holder, (origin) => (holder.origin = origin)],
+    ];
+    for (const [options, write] of writers) {
+      for (const origin of [A, EVIL, B]) {
+        write(origin);
+        const decision = policyOf(options as CorsPackageOptions).decide(get(origin)) as CorsDecision;
+        expect(grantsCredentials({ decision }, origin)).toBe(true);
+        expect(grantsCredentials({ decision: policyOf(options as CorsPackageOptions).decide(get(A)) as CorsDecision }, A)).toBe(origin === A);
+      }
+    }
+  });
+
+  it('property: answers of data only share a policy exactly when they are equal, whatever object holds them', () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    const origin = fc.constantFrom(A, B, EVIL, 'https://a.example:8443', 'http://a.example');
+    const answer = fc.record(
+      {
+        origin: fc.oneof(origin, fc.array(origin, { minLength: 1, maxLength: 3 }), fc.constantFrom(/^https:\/\/a\.example$/, /^https:\/\/b\.example$/i)),
+        credentials: fc.boolean(),
+        maxAge: fc.constantFrom(5, '5', 6),
+        allowedHeaders: fc.constantFrom(['x-a'], ['x-a', 'x-b'], 'x-a', 'x-a,x-b'),
+      },
+      { requiredKeys: ['origin'] },
+    );
+    fc.assert(
+      fc.property(answer, answer, (x, y) => {
+        const same = policyOf(structuredClone(x) as CorsPackageOptions) === policyOf(structuredClone(y) as CorsPackageOptions);
+        // (structuredClone keeps RegExps as RegExps, with their source and flags.)
+        const text = (answer: object) =>
+          JSON.stringify(answer, (_key, value: unknown) => (value instanceof RegExp ? `/${value.source}/${value.flags}` : value));
+        const equal = text(x) === text(y);
+        expect(same).toBe(equal);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a RegExp with a test of its own, a class instance and a function are never keyed by content', () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    const plain = /^https:\/\/a\.example$/;
+    const own = Object.assign(/^https:\/\/a\.example$/, { test: (o: string) => o === EVIL || o === A });
+    class Options {
+      credentials = true;
+      origin = A;
+    }
+    expect(policyOf({ origin: own, credentials: true })).not.toBe(policyOf({ origin: plain, credentials: true }));
+    expect(grantsCredentials({ decision: policyOf({ origin: own, credentials: true }).decide(get(EVIL)) as CorsDecision }, EVIL)).toBe(true);
+    expect(policyOf(new Options())).not.toBe(policyOf(new Options()));
+  });
+
+  it('bounded: past 256 answers remembered by content, all are forgotten at once (then compiled again)', () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    const first = policyOf({ origin: A, credentials: true });
+    for (let i = 0; i < 255; i++) policyOf({ origin: `https://h${i}.example`, credentials: true });
+    expect(policyOf({ origin: A, credentials: true })).toBe(first);
+    policyOf({ origin: 'https://one-more.example', credentials: true });
+    expect(policyOf({ origin: A, credentials: true })).not.toBe(first);
+  });
+
+  it('through the guard: a fresh literal with a fixed origin is checked once; a reflected one per origin, and refused', async () => {
+    let calls = 0;
+    const fixed: Delegate = (_req, cb) => (calls++, cb(null, { origin: A, credentials: true }));
+    const policyOf = guardedDelegatePolicies(fixed, ENTRY, about);
+    for (let i = 0; i < 5; i++) expect(grantsCredentials(await decide(fixed, get(A), { origin: A }, policyOf), A)).toBe(true);
+    expect(calls).toBe(5 + questions(A));
+    const reflecting = REFLECTING[0]?.[1] as Delegate;
+    const guarded = guardedDelegatePolicies(reflecting, ENTRY, about);
+    for (const origin of [EVIL, 'https://evil2.example', EVIL]) expect(unsafe(await decide(reflecting, get(origin), { origin }, guarded))).toBe(true);
   });
 });
 
