@@ -32,6 +32,15 @@ export function countFlag(name: string, fallback: number): number {
   return value;
 }
 
+/** A positive number from `--name=X` (fractions allowed: `--seconds=0.5`), or `fallback`. */
+export function numberFlag(name: string, fallback: number): number {
+  const raw = flagValue(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
 /** Whether processes can be pinned to a core. */
 export const HAS_TASKSET = spawnSync('taskset', ['-V']).status === 0 && cpus().length >= 2;
 /** Core of the load generator (the orchestrating process). */

@@ -16,7 +16,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BuildResult } from './allow-set-build.js';
-import { BENCH_ROOT, countFlag, DIST, FULL, flagValue, HAS_TASKSET, LOAD_CORE, log, QUICK } from './cli.js';
+import { BENCH_ROOT, countFlag, DIST, FULL, flagValue, HAS_TASKSET, LOAD_CORE, log, numberFlag, QUICK } from './cli.js';
 import { type HttpPlan, runHttp } from './http.js';
 import { type ConfigName, CONFIGS } from './http/configs.js';
 import { type InProcessPlan, runInProcess } from './in-process.js';
@@ -74,7 +74,7 @@ const HTTP_PLAN: HttpPlan = {
   // Quick: one framework, enough to see that the servers answer and the CPU channel works.
   configs: onlyConfigs(QUICK ? ['koa', 'koa+@koa/cors', 'koa+ampcors'] : HTTP_CONFIGS),
   rounds: countFlag('rounds', QUICK ? 1 : 5),
-  seconds: countFlag('seconds', 1),
+  seconds: numberFlag('seconds', 1),
   pipelining: countFlag('pipelining', 10),
   warmUpRequests: QUICK ? 500 : 10_000,
 };
