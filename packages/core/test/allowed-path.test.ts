@@ -1,6 +1,6 @@
 // Issue #7: no SHA-256 and no punycode on the allowed path; issue 16: nor on the
-// readable ASCII path of a wildcard rule or an unknown publisher. Both modules are
-// wrapped in spies; after the verifier is built, verifying allowed cache
+// readable ASCII path of a wildcard rule or an unknown publisher. Both modules (and
+// ampcors's own punycode codec, domain-prefix.ts) are wrapped in spies; after the verifier is built, verifying allowed cache
 // origins (readable, hashed, IDN) must not call either.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CACHES, createVerifier, domainPrefix, fallbackPrefix } from '../src/index.js';
@@ -28,6 +28,22 @@ vi.mock('punycode/punycode.es6.js', async (importOriginal) => {
     toUnicode: counted(original.toUnicode as never),
     encode: counted(original.encode as never),
     decode: counted(original.decode as never),
+  };
+});
+
+// ampcors's own RFC 3492 codec for BMP labels (the simple-IDN path) counts as punycode too.
+vi.mock('../src/domain-prefix.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../src/domain-prefix.js')>();
+  return {
+    ...original,
+    decodeBmpPunycode: (encoded: string) => {
+      calls.punycode++;
+      return original.decodeBmpPunycode(encoded);
+    },
+    encodeBmpPunycode: (label: string, from?: number, to?: number) => {
+      calls.punycode++;
+      return original.encodeBmpPunycode(label, from, to);
+    },
   };
 });
 
