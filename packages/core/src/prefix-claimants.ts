@@ -1,6 +1,14 @@
 import { encode as punycodeEncode, toUnicode } from 'punycode/punycode.es6.js';
 import { browserHost } from './domain-name.js';
-import { decodeBmpPunycode, encodeBmpPunycode, goPunycodeEncode, isHashedPrefix, MAX_PREFIX_LENGTH, type ReadableForm, readableFormOf } from './domain-prefix.js';
+import {
+  decodeBmpPunycode,
+  encodeBmpPunycode,
+  goPunycodeEncode,
+  isHashedPrefix,
+  MAX_PREFIX_LENGTH,
+  type ReadableForm,
+  readableFormOf,
+} from './domain-prefix.js';
 
 /** A domain that could exist and whose cache prefix, under one accepted algorithm, is a given prefix. */
 export interface PrefixClaimant {

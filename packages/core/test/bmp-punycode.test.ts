@@ -32,7 +32,31 @@ function expectedEncoding(label: string): string | undefined {
 }
 
 // Labels of ASCII letters, digits and hyphens around simple, mapped, right-to-left, combining and astral code points.
-const piece = fc.constantFrom('a', 'z', 'de', 'com', '0', '9', '-', '--', 'xn', 'ü', 'é', 'ß', 'ж', '日', '가', '\u0301', 'א', 'ب', '\u200d', '\uffff', '\u0080', '𝒜', '😊');
+const piece = fc.constantFrom(
+  'a',
+  'z',
+  'de',
+  'com',
+  '0',
+  '9',
+  '-',
+  '--',
+  'xn',
+  'ü',
+  'é',
+  'ß',
+  'ж',
+  '日',
+  '가',
+  '\u0301',
+  'א',
+  'ب',
+  '\u200d',
+  '\uffff',
+  '\u0080',
+  '𝒜',
+  '😊',
+);
 const unicodeLabel = fc.oneof(
   fc.array(piece, { minLength: 0, maxLength: 12 }).map((pieces) => pieces.join('')),
   fc.string({ unit: 'binary', maxLength: 20 }),
