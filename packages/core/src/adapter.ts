@@ -33,7 +33,7 @@ export {
   sourceOriginOfUrl,
   verifyContextOf,
 } from './cors-response.js';
-export { applyHeadersAtomically, type HeaderTarget, lowerHeaderName, type StoredHeaderValue } from './apply-headers.js';
+export { applyHeadersAtomically, type HeaderTarget, type StoredHeaderValue } from './apply-headers.js';
 export { checkOptionKeys, type ConfigMode, type ConfigProblem, ConfigProblems, type OptionKeysSpec } from './config-check.js';
 export { CORS_OPTION_KEYS } from './cors-options.js';
 export {

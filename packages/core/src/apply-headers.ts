@@ -20,10 +20,11 @@ export interface HeaderTarget {
  * half-applied `Access-Control-Allow-Origin` / `-Credentials` remains for an
  * error path, even one an upstream middleware answers itself.
  *
- * Names are given in lower case (as HTTP/2 sends them; HTTP/1.1 names are
- * case-insensitive): Node lower-cases each name it is given, which copies a
- * mixed-case one. Only the names it sets are read, one by one, and a
- * previous value is kept only when there was one (usually none).
+ * Names are given in lower case, as core's plans carry them (HTTP/2 sends
+ * them so; HTTP/1.1 names are case-insensitive): Node lower-cases each name
+ * it is given, which copies a mixed-case one. Only the names it sets are
+ * read, one by one, and a previous value is kept only when there was one
+ * (usually none).
  */
 export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): void {
   let previous: Array<StoredHeaderValue | undefined> | undefined;
@@ -31,7 +32,7 @@ export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyAr
   try {
     for (; i < headers.length; i++) {
       const header = headers[i] as readonly [string, string];
-      const name = lowerHeaderName(header[0]);
+      const name = header[0];
       const before = target.getHeader(name);
       if (before !== undefined) (previous ??= [])[i] = before;
       target.setHeader(name, header[1]);
@@ -40,7 +41,7 @@ export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyAr
   } catch (error) {
     // Every header up to the one refused (included: a runtime may have stored it before refusing) is put back.
     for (let j = Math.min(i, headers.length - 1); j >= 0; j--) {
-      const name = lowerHeaderName((headers[j] as readonly [string, string])[0]);
+      const name = (headers[j] as readonly [string, string])[0];
       const value = previous?.[j];
       try {
         if (value === undefined) target.removeHeader(name);
@@ -51,19 +52,4 @@ export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyAr
     }
     throw error;
   }
-}
-
-const lowerNames = new Map<string, string>();
-/**
- * A header name in lower case, as Node and Fastify store it (they lower-case
- * each name they are given, copying a mixed-case one); remembered, for the
- * handful of constant names core plans, at most 64.
- */
-export function lowerHeaderName(name: string): string {
-  let lower = lowerNames.get(name);
-  if (lower === undefined) {
-    lower = name.toLowerCase();
-    if (lowerNames.size < 64) lowerNames.set(name, lower);
-  }
-  return lower;
 }
