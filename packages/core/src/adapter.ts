@@ -84,3 +84,4 @@ export {
   corsPackagePolicies,
   createCorsPackagePolicy,
 } from './drop-in-cors.js';
+export { guardedDelegatePolicies, nodeRequestAbout, type RequestAbout } from './delegate-guard.js';

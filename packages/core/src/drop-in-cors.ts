@@ -140,25 +140,119 @@ export function createCorsPackagePolicy(options: CorsPackageOptions | undefined,
   return { policy, decide: (request) => policy.decide(request, source, opts) };
 }
 
+/** Items of an array option compared or keyed one by one, at most (a longer array is compared by identity and length: the cost per answer stays bounded). */
+const MAX_COMPARED_ITEMS = 256;
+/** Answers remembered by their content, at most (then all forgotten at once: forgetting only costs compiling again). */
+const MAX_KEYED_ANSWERS = 256;
+/** The longest content key remembered; a longer answer is remembered by object. */
+const MAX_KEY_LENGTH = 4096;
+
 /**
- * The policies of an options delegate's answers: one per options object,
- * built on first use (a delegate answering the same object each time is
- * configured once); `undefined` is no options, as `ampCors()`.
+ * What an options object holds: the name and value of each of its
+ * properties and of its prototypes' (but `Object.prototype`'s), enumerable
+ * or not, as the configuration reads them, and an array value's length and
+ * items (at most {@link MAX_COMPARED_ITEMS}), compared one by one with
+ * {@link sameContents}.
+ */
+function contentsOf(options: object): unknown[] {
+  const contents: unknown[] = [];
+  for (let holder: object | null = options; holder !== null && holder !== Object.prototype; holder = Object.getPrototypeOf(holder) as object | null) {
+    for (const name of Object.getOwnPropertyNames(holder)) {
+      const value: unknown = (options as Record<string, unknown>)[name];
+      contents.push(name, value);
+      if (!Array.isArray(value)) continue;
+      contents.push(value.length);
+      if (value.length <= MAX_COMPARED_ITEMS) for (const item of value as unknown[]) contents.push(item);
+    }
+  }
+  return contents;
+}
+
+function sameContents(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((item, at) => Object.is(item, b[at]));
+}
+
+/**
+ * The key of a value that is data only: a string (quoted), a number, a
+ * boolean, `undefined`, `null`, a RegExp with nothing of its own but
+ * `lastIndex` (its source and flags), or, at the top, an array of at most
+ * {@link MAX_COMPARED_ITEMS} such items; `undefined` for anything else
+ * (functions, verifiers, objects), whose answer is remembered by object.
+ */
+function dataKey(value: unknown, top: boolean): string | undefined {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
+  if (typeof value !== 'object') return undefined;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === RegExp.prototype && Object.getOwnPropertyNames(value).length === 1)
+    return `/${JSON.stringify((value as RegExp).source)}/${(value as RegExp).flags}`;
+  if (!top || prototype !== Array.prototype || (value as unknown[]).length > MAX_COMPARED_ITEMS) return undefined;
+  const items: string[] = [];
+  for (const item of value as unknown[]) {
+    const key = dataKey(item, false);
+    if (key === undefined) return undefined;
+    items.push(key);
+  }
+  return `[${items.join(',')}]`;
+}
+
+/**
+ * The key of an options object made of data only: a plain object whose own
+ * properties (enumerable or not) are data properties with {@link dataKey}
+ * values, at most {@link MAX_KEY_LENGTH} characters; `undefined` otherwise.
+ * Equal keys are equal configurations.
+ */
+function contentKeyOf(options: object): string | undefined {
+  const prototype: unknown = Object.getPrototypeOf(options);
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  let key = '';
+  for (const name of Object.getOwnPropertyNames(options)) {
+    const property = Object.getOwnPropertyDescriptor(options, name) as PropertyDescriptor;
+    if (!('value' in property)) return undefined;
+    const value = dataKey(property.value, true);
+    if (value === undefined) return undefined;
+    key += `${JSON.stringify(name)}:${value};`;
+    if (key.length > MAX_KEY_LENGTH) return undefined;
+  }
+  return key;
+}
+
+/**
+ * The policies of an options delegate's answers, each compiled once: an
+ * answer of data only (strings, numbers, booleans, RegExps, arrays of them:
+ * `{ origin: A, credentials: true }` written anew per request) by its
+ * content ({@link contentKeyOf}; at most {@link MAX_KEYED_ANSWERS} remembered),
+ * any other (holding a function, a verifier, an object) by object, and again
+ * whenever what it holds changed since ({@link contentsOf}): a delegate that
+ * writes the request's Origin into one shared object is judged on what it
+ * answers now, not on what it held first (see delegate-guard.ts).
+ * `undefined` is no options, as `ampCors()`.
  *
  * @param entry - the entry point named in error messages
  * @returns the policy of a delegate's answer; throws AmpCorsError for an invalid one
  */
 export function corsPackagePolicies(entry: string): (options: CorsPackageOptions | undefined) => CorsPackagePolicy {
-  const cache = new WeakMap<object, CorsPackagePolicy>();
+  const byContent = new Map<string, CorsPackagePolicy>();
+  const byObject = new WeakMap<object, { readonly configured: CorsPackagePolicy; readonly contents: readonly unknown[] }>();
   let none: CorsPackagePolicy | undefined;
   return (options) => {
     if (typeof options !== 'object' || options === null)
       return options === undefined ? (none ??= createCorsPackagePolicy(undefined, entry)) : createCorsPackagePolicy(options, entry);
-    let configured = cache.get(options);
-    if (configured === undefined) {
-      configured = createCorsPackagePolicy(options, entry);
-      cache.set(options, configured);
+    const key = contentKeyOf(options);
+    if (key !== undefined) {
+      let configured = byContent.get(key);
+      if (configured === undefined) {
+        configured = createCorsPackagePolicy(options, entry);
+        if (byContent.size >= MAX_KEYED_ANSWERS) byContent.clear();
+        byContent.set(key, configured);
+      }
+      return configured;
     }
+    const contents = contentsOf(options);
+    const known = byObject.get(options);
+    if (known !== undefined && sameContents(known.contents, contents)) return known.configured;
+    const configured = createCorsPackagePolicy(options, entry);
+    byObject.set(options, { configured, contents });
     return configured;
   };
 }

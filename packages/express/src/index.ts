@@ -15,9 +15,10 @@ import {
   type CorsPackageOptions,
   type CorsPackageOriginCallback,
   type CorsPackagePolicy,
-  corsPackagePolicies,
   createCorsPackagePolicy,
+  guardedDelegatePolicies,
   isThenable,
+  nodeRequestAbout,
   nodeRequestFacts,
 } from '@ampcors/core/adapter';
 import { attachVerdict } from './request-verdict.js';
@@ -104,13 +105,14 @@ export function ampCors(options?: ExpressAmpCorsOptions | OptionsDelegate): AmpC
     return (req, res, next) => run(configured, req, res, next);
   }
   const delegate = options;
-  const policyOf = corsPackagePolicies(ENTRY);
+  // With credentials, an answer allowing the request's Origin is checked by asking the delegate about a canary request (delegate-guard.ts).
+  const policyOf = guardedDelegatePolicies(delegate, ENTRY, nodeRequestAbout);
   return (req, res, next) => {
     try {
       delegate(req, (error, perRequest) => {
         if (error) return fail(error, res, next);
         try {
-          run(policyOf(perRequest), req, res, next);
+          run(policyOf(perRequest, req), req, res, next);
         } catch (failure) {
           fail(failure, res, next);
         }
