@@ -444,7 +444,7 @@ const EXPRESS_BLOCKS: readonly Block[] = [
   staticBlock('"https://xn--bcher-kva.example"', 'https://xn--bcher-kva.example', (o) => o === 'https://xn--bcher-kva.example'),
   patternBlock('/^https:\\/\\/([a-z0-9-]+\\.)*example\\.com$/', /^https:\/\/([a-z0-9-]+\.)*example\.com$/, false),
   patternBlock('/^https:\\/\\/b\\.example$/g', /^https:\/\/b\.example$/g, false),
-  patternBlock('/example\\.org/', /example\.org/, false),
+  patternBlock('/example\\.org/', /example\.org/, true),
   patternBlock('/.*/', /.*/, true),
   patternBlock('/^https:\\/\\//', /^https:\/\//, true),
   patternBlock('/./', /./, true),

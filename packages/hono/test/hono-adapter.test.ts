@@ -320,11 +320,10 @@ describe('drop-in for hono/cors: the same browser view for safe configurations',
     asked.length = 0;
     const res = await app.request('http://api.example.test/r', { headers: { Origin: 'https://a.example' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('https://a.example');
-    // Its own question with the real context; the canary question (credentials) with a context that says the canary.
+    // Its own question with the real context; the guard's (a canary, then the look-alikes), each with a context that says the origin asked about.
     expect(asked[0]).toEqual(['https://a.example', 'https://a.example', true]);
-    expect(asked.length).toBe(2);
-    expect(asked[1]?.[0]).toBe(asked[1]?.[1]);
-    expect(asked[1]?.[2]).toBe(false);
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    for (const [about, header, real] of asked.slice(1)) expect([header, real]).toEqual([about, false]);
     expect(leaked).toBe('x');
   });
 });
