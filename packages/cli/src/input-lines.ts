@@ -27,6 +27,24 @@ export interface ReadLinesOptions {
   readonly name?: string;
 }
 
+/**
+ * `text` without the ASCII spaces, tabs and carriage returns at either end.
+ * Not `String.prototype.trim`, which also drops Unicode spaces (U+00A0,
+ * U+2028, U+FEFF…): an `Origin` sent as `https://example.com\u00A0` is
+ * denied by every middleware, so the CLI judges those characters too.
+ */
+export function trimAsciiSpace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isAsciiSpace(text.charCodeAt(start))) start++;
+  while (end > start && isAsciiSpace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+function isAsciiSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0d;
+}
+
 /** The name of a source for errors: a file stream's `path`, else `stdin`. */
 function sourceName(source: AsyncIterable<string | Uint8Array>): string {
   const path = (source as { readonly path?: unknown }).path;
@@ -58,7 +76,7 @@ export async function* readLines(source: AsyncIterable<string | Uint8Array>, opt
     );
   const emit = function* (raw: string): Generator<InputLine> {
     lineNumber++;
-    const text = raw.trim();
+    const text = trimAsciiSpace(raw);
     if (text === '' || (options.comments === true && text.startsWith('#'))) return;
     yield { text, lineNumber };
   };
@@ -153,7 +171,7 @@ async function listFileLines(path: string, cwd: string): Promise<string[]> {
   const text = new TextDecoder().decode(await readFileBytes(path, cwd));
   return text
     .split('\n')
-    .map((line) => line.trim())
+    .map(trimAsciiSpace)
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
@@ -176,7 +194,7 @@ export async function readListArgument(value: string, cwd: string, option: strin
   }
   const items = value
     .split(',')
-    .map((item) => item.trim())
+    .map(trimAsciiSpace)
     .filter((item) => item !== '');
   if (/[/\\]/.test(value.replaceAll('://', ''))) {
     throw new UsageError(`${option} ${value} is read as a comma-separated list, and a list item has no "/"; to read a file, write ${option} @${value}`);

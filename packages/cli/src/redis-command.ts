@@ -185,6 +185,8 @@ async function readAll(lines: AsyncIterable<InputLine> | Iterable<InputLine>, wh
   try {
     return await collectDomains(lines, where);
   } catch (error) {
+    // A FileError of readLines already names the input.
+    if (error instanceof CliError) throw error;
     if (typeof (error as NodeJS.ErrnoException).code === 'string') throw new FileError('read', name, error);
     throw error;
   }

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeControls, jsonLine } from '@ampcors/cli';
 import { ACTIVE, cliIn, json, type Result } from './harness.js';
+import { trimAsciiSpace } from '../src/input-lines.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ampcors-terminal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,8 +54,8 @@ function expectJsonRoundTrip(result: Result, inputs: readonly string[], keys: re
   expect(lines.length, what).toBe(inputs.length);
   lines.forEach((line, i) => {
     const echoed = keys.map((key) => line[key]).find((value) => typeof value === 'string');
-    // Lines are trimmed (JavaScript's trim, which includes U+2028) before use.
-    expect(echoed, `${what} line ${i}`).toBe(inputs[i]?.trim());
+    // Lines are trimmed of ASCII spaces, tabs and CRs only (U+2028 and U+00A0 stay: a server would see them) before use.
+    expect(echoed, `${what} line ${i}`).toBe(trimAsciiSpace(inputs[i] ?? ''));
   });
 }
 
@@ -138,11 +139,11 @@ describe('every command that prints its input, in text and in --json', () => {
         fc.array(unit, { minLength: 1, maxLength: 12 }).map((parts) => parts.join('').replace(/[\n\r]/g, '')),
         fc.constantFrom(...COMMANDS),
         async (line, command) => {
-          const input = line.trim() === '' ? 'x' : line;
+          const input = trimAsciiSpace(line) === '' ? 'x' : line;
           expectInert(await cli([...command.argv], `${input}\n`), command.name);
           const asJson = await cli([...command.argv, '--json'], `${input}\n`);
           expectInert(asJson, `${command.name} --json`);
-          for (const parsed of json(asJson.stdout)) expect(command.keys.map((key) => parsed[key])).toContain(input.trim());
+          for (const parsed of json(asJson.stdout)) expect(command.keys.map((key) => parsed[key])).toContain(trimAsciiSpace(input));
         },
       ),
       { numRuns: 150 },

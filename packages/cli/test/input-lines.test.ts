@@ -134,4 +134,24 @@ describe('the commands on a hostile line: exit 4 and the message, never an inter
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/^ampcors: cannot read .*domains\.txt: line 3 is longer than 65536 characters/m);
   });
+
+  it('check judges Unicode spaces at a line end as the server would: only ASCII space, tab and CR are trimmed', async () => {
+    const lines = ['https://example.com\u00A0', '\u2028https://example.com', 'https://example.com\uFEFF', ' \thttps://example.com\r'];
+    const result = await cli(['check', '--publishers', 'example.com', '--json'], source(`${lines.join('\n')}\n`, 7, true));
+    const verdicts = result.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { allowed?: boolean; error?: unknown });
+    // Each of the first three is judged with its Unicode space: not an origin, so not allowed.
+    expect(verdicts.map((verdict) => verdict.allowed === true)).toEqual([false, false, false, true]);
+    expect(verdicts.slice(0, 3).every((verdict) => verdict.error !== undefined)).toBe(true);
+    expect(result.code).not.toBe(0);
+  });
+
+  it('redis load reading a domain list file: the input named once, before any connection is tried', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ampcors-lines-'));
+    writeFileSync(join(dir, 'long.txt'), `example.com\n${'r'.repeat(MAX_LINE_LENGTH + 1)}\n`);
+    // Port 1 refuses connections: the file's fault must be reported before the registry is reached.
+    const result = await cli(['redis', 'load', 'long.txt', '--url', 'redis://127.0.0.1:1'], source('', 1), dir);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/^ampcors: cannot read \S*long\.txt: line 2 is longer than 65536 characters/m);
+    expect(result.stderr.match(/cannot read/g)).toHaveLength(1);
+  });
 });
