@@ -248,6 +248,7 @@ export function guardedDelegatePolicies<R>(
 interface NodeLikeRequest {
   readonly headers?: Readonly<Record<string, unknown>>;
   readonly rawHeaders?: readonly string[];
+  readonly headersDistinct?: Readonly<Record<string, unknown>> | null;
 }
 
 /**
@@ -255,7 +256,9 @@ interface NodeLikeRequest {
  * an object inheriting from `req` whose `headers` is a copy with `origin`
  * replaced (Express's `req.get` and `req.header` read `this.headers`, in
  * Express 4 and 5) and whose `rawHeaders` has every `Origin` line's value
- * replaced. What the delegate writes on it stays on it.
+ * replaced, and so is `headersDistinct`'s `origin` (Node keeps that map on
+ * the real request once read, so an inherited one would still say the real
+ * `Origin`). What the delegate writes on it stays on it.
  *
  * @param req - the request
  * @param origin - the `Origin` the copy carries
@@ -267,5 +270,8 @@ export function nodeRequestAbout<R extends object>(req: R, origin: string): R {
   const headers = { ...real.headers, origin };
   const raw = real.rawHeaders;
   const rawHeaders = Array.isArray(raw) ? raw.map((line, at) => (at % 2 === 1 && String(raw[at - 1]).toLowerCase() === 'origin' ? origin : line)) : raw;
-  return Object.create(req, { headers: own(headers), rawHeaders: own(rawHeaders) }) as R;
+  const properties: PropertyDescriptorMap = { headers: own(headers), rawHeaders: own(rawHeaders) };
+  const distinct = real.headersDistinct;
+  if (typeof distinct === 'object' && distinct !== null) properties['headersDistinct'] = own({ ...distinct, origin: [origin] });
+  return Object.create(req, properties) as R;
 }
