@@ -21,6 +21,9 @@ function randomLetters(count: number): string {
 /** A host label drawn once per process: no configuration, file or allow-list can contain it. */
 const CANARY_LABEL = `ampcorscanary${randomLetters(12)}`;
 
+/** Twelve decimal digits drawn once per process: what a digit wildcard (`example[0-9]*`) matches and no list names. */
+const CANARY_DIGITS = Array.from({ length: 12 }, () => String(Math.floor(Math.random() * 10))).join('');
+
 /**
  * The hosts of the canary origins: the reserved `.invalid` TLD, a generic
  * TLD, and an AMP cache (a pattern over `*.cdn.ampproject.org` trusts every
@@ -80,14 +83,48 @@ export interface LookAlike {
   readonly origin: string;
   /** The usual mistake behind allowing it, for the error message. */
   readonly mistake: string;
+  /**
+   * A second look-alike of the same shape, for a look-alike a finite list
+   * could name by chance (a same-length run, `shop7` for `shop1`): the
+   * option shows the mistake only when it allows both (`(shop1|shop7)`
+   * names two shops; `shop[0-9]` allows `shop4` too). Asked only once
+   * `origin` was allowed.
+   */
+  readonly confirm?: string;
+}
+
+/** At most this many look-alikes of each of kinds (d) and (e) of {@link lookAlikes} per origin (a bound on a long label's questions). */
+const MAX_LABEL_VARIANTS = 8;
+
+/**
+ * The two same-shape stand-ins of (e) and (f) of {@link lookAlikes}, per
+ * kind of character: [the stand-in, the one used where the character is
+ * that stand-in], so that every character differs. A letter of a hex digit
+ * stays one (`[0-9a-f]{7}` matches the variant as it matches a short hash).
+ */
+const SAME_SHAPE: ReadonlyArray<Readonly<Record<'hex' | 'letter' | 'digit', readonly [string, string]>>> = [
+  { hex: ['f', 'e'], letter: ['q', 'z'], digit: ['7', '3'] },
+  { hex: ['c', 'd'], letter: ['x', 'j'], digit: ['4', '8'] },
+];
+
+/** `text` (letters and digits) with every character replaced by one of the same kind, per stand-in set `variant` of {@link SAME_SHAPE}; `hex: false` treats a-f as any letter. */
+function sameShape(text: string, variant: 0 | 1, hex = true): string {
+  const table = SAME_SHAPE[variant] as (typeof SAME_SHAPE)[number];
+  let out = '';
+  for (const char of text) {
+    const [standIn, instead] = char >= '0' && char <= '9' ? table.digit : hex && char >= 'a' && char <= 'f' ? table.hex : table.letter;
+    out += char === standIn ? instead : standIn;
+  }
+  return out;
 }
 
 /**
  * The look-alikes of an allowed origin: origins of the same scheme and port
  * whose host lies under a registrable domain that no configuration names
- * (it carries the process's random canary label, or turns a dot of the
- * registrable domain into a letter). An option that allows the origin and
- * one of these trusts sites anyone can register:
+ * (it carries the process's random canary label, turns a dot of the
+ * registrable domain into a letter, or changes its first label or its
+ * top-level domain for same-shape text). An option that allows the origin
+ * and one of these trusts sites anyone can register:
  *
  * (a) the host extended, `example.com.<canary>.invalid`: a match without
  *     an end anchor (`/^https:\/\/example\.com/`, `startsWith`);
@@ -96,7 +133,34 @@ export interface LookAlike {
  *     is one), `www.<canary>example.com`: a suffix match without its dot
  *     (`/example\.com$/`, `endsWith('example.com')`);
  * (c) each dot from the one just left of the registrable domain rightwards
- *     made a letter, `wwwqexample.com`, `www.exampleqcom`: an unescaped dot.
+ *     made a letter, `wwwqexample.com`, `www.exampleqcom`: an unescaped dot;
+ * (d) the registrable domain's first label continued: the canary label and
+ *     the canary digits after it (`example<canary>.com`,
+ *     `example<digits>.com`), and the canary label on either side of each
+ *     of its hyphens (`myapp-<canary>git-main.vercel.app`): a wildcard
+ *     inside the label (`myapp-[a-z0-9-]+\.vercel\.app`, `example[0-9]*`);
+ * (e) each maximal run of letters or of digits of that label replaced by a
+ *     run of the same kind and length differing at every character
+ *     ({@link SAME_SHAPE}: `myapp-fff123xyz-team`, `example7.com` for
+ *     `example1.com`), confirmed by a second such run: a fixed-length
+ *     wildcard (`myapp-[a-z0-9]{9}-team`);
+ * (f) an all-letter top-level domain replaced likewise (letters only:
+ *     `example.qqq`, `example.co.qq`, confirmed by `.xxx`, `.xx`): a
+ *     wildcard top-level domain (`example\.[a-z]{2,6}`).
+ *
+ * The canary, and two same-shape runs at once, are names no finite list of
+ * names contains (a list that holds both same-shape runs is indistinguishable
+ * from the wildcard it spells out); a match shows the option allows
+ * unboundedly many registrable domains. Not reached: a wildcard that only
+ * adds a separator or a fixed word (`www[.-]example\.com`, `(www)?example`:
+ * indistinguishable from a list of two names), a fixed-length wildcard glued
+ * to literal letters in one run (`myapp[a-z]{3}`), runs past the eighth and
+ * hyphens past the eighth (kinds (d) and (e) are capped at
+ * {@link MAX_LABEL_VARIANTS} each), and an IDN (`xn--`) first label, whose
+ * altered text would be no valid punycode (only (f) applies to it). A
+ * platform whose naming rules keep a pattern safe (Netlify's
+ * `<id>--site.netlify.app`) is not known here: such a pattern is refused
+ * with credentials; list its origins.
  *
  * Labels left of the registrable domain are never changed, so a pattern
  * trusting every subdomain (`([a-z0-9-]+\.)*example\.com`) has no
@@ -118,6 +182,42 @@ export function lookAlikes(origin: ParsedOrigin): LookAlike[] {
   // (c) An unescaped dot, from the one bounding the registrable domain rightwards.
   for (let dot = host.indexOf('.', Math.max(start - 1, 0)); dot >= 0; dot = host.indexOf('.', dot + 1)) {
     found.push({ origin: at(`${host.slice(0, dot)}${DOT_STAND_IN}${host.slice(dot + 1)}`), mistake: 'an unescaped dot' });
+  }
+  // The registrable domain as its first label and the rest (`.vercel.app`, `.co.uk`), under the same subdomain labels.
+  const label = registrable.slice(0, registrable.indexOf('.'));
+  const rest = registrable.slice(label.length);
+  const under = (first: string, after = rest) => at(`${host.slice(0, start)}${first}${after}`);
+  if (!label.startsWith('xn--')) {
+    // (d) The label continued: at its end, and on either side of each hyphen.
+    const continued = 'a wildcard inside the registrable domain';
+    found.push({ origin: under(label + CANARY_LABEL), mistake: continued }, { origin: under(label + CANARY_DIGITS), mistake: continued });
+    let inserted = 0;
+    for (let i = 1; i < label.length && inserted < MAX_LABEL_VARIANTS; i++) {
+      if (label[i] !== '-' && label[i - 1] !== '-') continue;
+      found.push({ origin: under(`${label.slice(0, i)}${CANARY_LABEL}${label.slice(i)}`), mistake: continued });
+      inserted++;
+    }
+    // (e) Each run of letters or digits made another of the same shape, confirmed by a second.
+    let replaced = 0;
+    for (const run of label.matchAll(/[a-z]+|[0-9]+/g)) {
+      if (replaced++ >= MAX_LABEL_VARIANTS) break;
+      const [before, after] = [label.slice(0, run.index), label.slice(run.index + run[0].length)];
+      found.push({
+        origin: under(before + sameShape(run[0], 0) + after),
+        confirm: under(before + sameShape(run[0], 1) + after),
+        mistake: 'a fixed-length wildcard inside the registrable domain',
+      });
+    }
+  }
+  // (f) An all-letter top-level domain made another of the same length.
+  const tldAt = rest.lastIndexOf('.') + 1;
+  const tld = rest.slice(tldAt);
+  if (/^[a-z]+$/.test(tld)) {
+    found.push({
+      origin: under(label, rest.slice(0, tldAt) + sameShape(tld, 0, false)),
+      confirm: under(label, rest.slice(0, tldAt) + sameShape(tld, 1, false)),
+      mistake: 'a wildcard top-level domain',
+    });
   }
   return found;
 }
@@ -193,7 +293,7 @@ function patternWitnesses(pattern: RegExp): string[] {
 
 /** The first look-alike of `allowed` that `allows` allows too, if any (`allowed` must be canonical). */
 function allowedLookAlike(allowed: ParsedOrigin, allows: (origin: string) => boolean): LookAlike | undefined {
-  return lookAlikes(allowed).find((twin) => allows(twin.origin));
+  return lookAlikes(allowed).find((twin) => allows(twin.origin) && (twin.confirm === undefined || allows(twin.confirm)));
 }
 
 /** Origins whose look-alikes a pattern option was found not to allow, remembered per option: at most this many (then forgotten at once). */
@@ -238,7 +338,8 @@ const ANY_ORIGIN: OriginMatcher = () => true;
  * port): a pattern whose source is `.*`, `^https:` or `\.com$` trusts
  * origins its author never named. So is, with credentials, a pattern that
  * allows an origin and one of its {@link lookAlikes} (a suffix match
- * without its dot, an unescaped dot, no end anchor): at construction when
+ * without its dot, an unescaped dot, no end anchor, a wildcard inside the
+ * registrable domain or over its top-level domain): at construction when
  * one of the origins it was evidently written for ({@link patternWitnesses})
  * shows it; otherwise the matcher throws that refusal for each origin the
  * pattern allows along with a look-alike (the request fails), and
@@ -426,11 +527,16 @@ function allowsWithin(ask: OriginAsk, origin: string): boolean | Promise<boolean
  * as {@link allowsWithin} is: the first one allowed, in the order given, or
  * `undefined`. A synchronous yes ends the questions at once; answers still
  * pending are awaited together, so the bound holds for all of them at once.
+ * A look-alike's `confirm` ({@link LookAlike}) is asked only once the
+ * look-alike was allowed, bounded alike (so at most two bounds in a row).
  */
 function firstAllowed(ask: OriginAsk, questions: ReadonlyArray<string | LookAlike>): string | LookAlike | undefined | Promise<string | LookAlike | undefined> {
   const answers: Array<boolean | Promise<boolean>> = [];
   for (const question of questions) {
-    const answer = allowsWithin(ask, typeof question === 'string' ? question : question.origin);
+    const asked = allowsWithin(ask, typeof question === 'string' ? question : question.origin);
+    // A look-alike with a second of its shape counts once both are allowed (the second asked only then, bounded alike).
+    const confirm = typeof question === 'string' ? undefined : question.confirm;
+    const answer = confirm === undefined ? asked : then(asked, (yes) => yes && allowsWithin(ask, confirm));
     if (answer === true) return question;
     answers.push(answer);
   }
@@ -468,9 +574,14 @@ const NOTHING: OriginMatcher = () => false;
  *    question bounded like 1, the pending ones awaited together); when it
  *    allows one, the request fails with the error of 1 or one naming the
  *    look-alike. This costs more questions per allowed credentialed
- *    request: the canary, and two look-alikes plus one per dot from the one
- *    left of the registrable domain (six questions for `www.example.co.uk`;
- *    fewer after a synchronous yes): a function with side effects (logging,
+ *    request: the canary, and the look-alikes: two, plus one per dot from
+ *    the one left of the registrable domain, two for the label continued,
+ *    one per hyphen side of its label and one per run of letters or digits
+ *    (at most eight each), one for the top-level domain (nine questions for
+ *    `www.example.com`, ten for `www.example.co.uk`, seventeen for
+ *    `myapp-abc123xyz-team.vercel.app`; fewer after a synchronous yes; a
+ *    same-shape look-alike that was allowed adds its confirmation): a
+ *    function with side effects (logging,
  *    counting, a database) sees them, and a function that waits sees them
  *    all at once. It holds for a function that starts allowing everything
  *    after construction. Once a look-alike
@@ -484,7 +595,7 @@ const NOTHING: OriginMatcher = () => false;
  * request is answered, every one after the publisher's first is not;
  * a static pattern is checked from both sides); a look-alike none of these
  * shapes reaches (`/^https:\/\/(www|shop)\.?example\.com$/` allowing
- * `shopexample.com`).
+ * `shopexample.com`, and the others {@link lookAlikes} names).
  *
  * @param probe - asks the function about an origin outside any request (construction)
  * @param credentials - whether responses may carry credentials

@@ -19,8 +19,11 @@ function parsed(origin: string): ParsedOrigin {
   return result;
 }
 
-/** The look-alikes of `origin`, the random canary label written L. */
-const shapes = (origin: string) => lookAlikes(parsed(origin)).map(({ origin: twin }) => twin.replace(LABEL, 'L'));
+/** The look-alikes of `origin`, the random canary label written L and the canary digits D (a confirming second look-alike after `&`). */
+const shapes = (origin: string) =>
+  lookAlikes(parsed(origin)).map(({ origin: twin, confirm }) =>
+    [twin, ...(confirm === undefined ? [] : [confirm])].map((text) => text.replace(LABEL, 'L').replace(/[0-9]{12}/, 'D')).join(' & '),
+  );
 
 function outcome(run: () => unknown): string {
   try {
@@ -38,12 +41,20 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://www.Lexample.com',
       'https://wwwqexample.com',
       'https://www.exampleqcom',
+      'https://www.exampleL.com',
+      'https://www.exampleD.com',
+      'https://www.fqfqqqf.com & https://www.cjcxxxc.com',
+      'https://www.example.qqq & https://www.example.xxx',
     ]);
     expect(shapes('https://example.co.uk:8443')).toEqual([
       'https://example.co.uk.L.invalid:8443',
       'https://Lexample.co.uk:8443',
       'https://exampleqco.uk:8443',
       'https://example.coquk:8443',
+      'https://exampleL.co.uk:8443',
+      'https://exampleD.co.uk:8443',
+      'https://fqfqqqf.co.uk:8443 & https://cjcxxxc.co.uk:8443',
+      'https://example.co.qq:8443 & https://example.co.xx:8443',
     ]);
     // github.io is a public suffix (private section): me.github.io is the registrable domain; a.b. is left alone.
     expect(shapes('http://a.b.me.github.io')).toEqual([
@@ -52,6 +63,51 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'http://a.bqme.github.io',
       'http://a.b.meqgithub.io',
       'http://a.b.me.githubqio',
+      'http://a.b.meL.github.io',
+      'http://a.b.meD.github.io',
+      'http://a.b.qf.github.io & http://a.b.xc.github.io',
+      'http://a.b.me.github.qq & http://a.b.me.github.xx',
+    ]);
+  });
+
+  it('continues the label at its end and around each hyphen, and makes each run of letters or digits another of its shape', () => {
+    // vercel.app is a public suffix: the whole preview host is the registrable domain; a run's variant keeps q→z, 7→3, hex letters hex.
+    expect(shapes('https://myapp-abc7-q.vercel.app').slice(4)).toEqual([
+      'https://myapp-abc7-qL.vercel.app',
+      'https://myapp-abc7-qD.vercel.app',
+      'https://myappL-abc7-q.vercel.app',
+      'https://myapp-Labc7-q.vercel.app',
+      'https://myapp-abc7L-q.vercel.app',
+      'https://myapp-abc7-Lq.vercel.app',
+      'https://qqfqq-abc7-q.vercel.app & https://xxcxx-abc7-q.vercel.app',
+      'https://myapp-fff7-q.vercel.app & https://myapp-ccd7-q.vercel.app',
+      'https://myapp-abc3-q.vercel.app & https://myapp-abc4-q.vercel.app',
+      'https://myapp-abc7-z.vercel.app & https://myapp-abc7-x.vercel.app',
+      'https://myapp-abc7-q.vercel.qqq & https://myapp-abc7-q.vercel.xxx',
+    ]);
+    // Two adjacent hyphens: the position between them once.
+    expect(shapes('https://deploy-1--site.netlify.app').slice(6, 11)).toEqual([
+      'https://deployL-1--site.netlify.app',
+      'https://deploy-L1--site.netlify.app',
+      'https://deploy-1L--site.netlify.app',
+      'https://deploy-1-L-site.netlify.app',
+      'https://deploy-1--Lsite.netlify.app',
+    ]);
+  });
+
+  it('caps kinds (d) and (e) at eight look-alikes each, and leaves an IDN first label alone (only its TLD is varied)', () => {
+    const long = shapes('https://a-b-c-d-e-f-g-h-i-j.example');
+    expect(long.filter((twin) => / & /.test(twin) && !twin.includes('.qqqqqqq'))).toHaveLength(8);
+    expect(long.filter((twin) => /[a-z]L-|-L[a-z]/.test(twin))).toHaveLength(8);
+    // The last run varied is h's (the eighth), the last hyphen around which the canary goes is the fourth.
+    expect(long).toContain('https://a-b-c-d-e-f-g-q-i-j.example & https://a-b-c-d-e-f-g-x-i-j.example');
+    expect(long.at(-1)).toBe('https://a-b-c-d-e-f-g-h-i-j.qqqqqqq & https://a-b-c-d-e-f-g-h-i-j.xjxxxxx');
+    expect(shapes('https://www.xn--bcher-kva.de')).toEqual([
+      'https://www.xn--bcher-kva.de.L.invalid',
+      'https://www.Lxn--bcher-kva.de',
+      'https://wwwqxn--bcher-kva.de',
+      'https://www.xn--bcher-kvaqde',
+      'https://www.xn--bcher-kva.qq & https://www.xn--bcher-kva.xx',
     ]);
   });
 
@@ -121,6 +177,17 @@ const TIGHT: ReadonlyArray<readonly [RegExp | ReadonlyArray<string | RegExp>, re
   [/^https:\/\/www\.example\.com$/gy, ['https://www.example.com']],
   // Two real domains one dot apart: not an unescaped dot (the letter in its place is not allowed).
   [/^https:\/\/(e-shop\.com|e\.shop\.com|eshop\.com)$/, ['https://e-shop.com', 'https://e.shop.com', 'https://eshop.com']],
+  // Names of the same shape in a list: one same-shape variant named by chance is not a wildcard (its confirmation is not).
+  [/^https:\/\/(e-shop|e\.shop|shop1|shop2)\.com$/, ['https://e-shop.com', 'https://e.shop.com', 'https://shop1.com', 'https://shop2.com']],
+  [/^https:\/\/(shop1|shop3|shop7)\.com$/, ['https://shop1.com', 'https://shop3.com', 'https://shop7.com']],
+  [/^https:\/\/(plan-a|plan-f|plan-q)\.com$/, ['https://plan-a.com', 'https://plan-f.com', 'https://plan-q.com']],
+  [/^https:\/\/example\.(com|qqq)$/, ['https://example.com']],
+  [/^https:\/\/(www\.)?ex-am-ple\.com$/, ['https://ex-am-ple.com', 'https://www.ex-am-ple.com']],
+  [/^https:\/\/[a-z0-9-]+\.example-shop\.com$/, ['https://a.example-shop.com', 'https://a-b.example-shop.com']],
+  [/^https:\/\/[0-9a-f]{7}\.example\.com$/, ['https://abcdef0.example.com', 'https://1234567.example.com']],
+  [/^https:\/\/myapp-git-main\.vercel\.app$/, ['https://myapp-git-main.vercel.app']],
+  [/^https:\/\/(www\.)?example1337\.com$/, ['https://example1337.com']],
+  [/^https:\/\/(www\.)?xn--bcher-kva\.(de|ch)$/, ['https://www.xn--bcher-kva.de', 'https://xn--bcher-kva.ch']],
 ];
 
 /** Look-alikes an attacker registers; none is allowed by any tight option. */
@@ -175,6 +242,29 @@ describe('compileOriginOption with credentials: tight options are never refused'
     );
   });
 
+  it('by property: a list naming an origin and, by chance, every same-shape variant of it (not their confirmations) is never refused', () => {
+    const origin = fc
+      .tuple(fc.constantFrom('http', 'https'), fc.domain(), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: null }))
+      .map(([scheme, host, port]) => `${scheme}://${host}${port === null ? '' : `:${port}`}`)
+      .filter((text) => parseOrigin(text).ok && text.length < 120);
+    fc.assert(
+      fc.property(origin, (own) => {
+        const variants = lookAlikes(parsed(own)).flatMap(({ origin: twin, confirm }) => (confirm === undefined ? [] : [twin]));
+        const matcher = compileOriginOption(new RegExp(`^(${[own, ...variants].map(escaped).join('|')})$`), { credentials: true });
+        expect(
+          outcome(() => matcher(own)),
+          own,
+        ).toBe('allowed');
+        for (const variant of variants)
+          expect(
+            outcome(() => matcher(variant)),
+            variant,
+          ).toBe('allowed');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it.each(TIGHT.map(([option, own]) => [String(option), option, own] as const))('%s', (_name, option, own) => {
     const matcher = compileOriginOption(option, { credentials: true });
     // Twice: the second answer may come from the bounded memo.
@@ -213,10 +303,26 @@ const LOOSE: ReadonlyArray<readonly [RegExp, string, string, 'construction' | 'r
   [/^https:\/\/(app|api).example\.com$/, 'https://app.example.com', 'https://appxexample.com', 'request'],
   [/^https:\/\/(app|api).example\.com$/, 'https://api.example.com', 'https://api-example.com', 'request'],
   [/^https:\/\/app\.example\.com$|^https:\/\/(www\.)?example\.com/, 'https://example.com', 'https://www.example.com.evil.net', 'construction'],
+  // Wildcards inside the registrable domain (attacker's review, session 14, helper-42).
+  [/^https:\/\/myapp-[a-z0-9-]+\.vercel\.app$/, 'https://myapp-git-main.vercel.app', 'https://myapp-attacker.vercel.app', 'request'],
+  [/^https:\/\/myapp-.*\.vercel\.app$/, 'https://myapp-git-main.vercel.app', 'https://myapp-attacker.vercel.app', 'request'],
+  [/^https:\/\/myapp-[a-z0-9]{9}-team\.vercel\.app$/, 'https://myapp-abc123xyz-team.vercel.app', 'https://myapp-attackerx-team.vercel.app', 'request'],
+  [/^https:\/\/myapp-[0-9a-f]{7}\.vercel\.app$/, 'https://myapp-1a2b3c4.vercel.app', 'https://myapp-beefbad.vercel.app', 'request'],
+  [
+    /^https:\/\/deploy-preview-[0-9]+--mysite\.netlify\.app$/,
+    'https://deploy-preview-12--mysite.netlify.app',
+    'https://deploy-preview-1--mysite.netlify.app',
+    'request',
+  ],
+  [/^https:\/\/(www\.)?example[a-z0-9-]*\.com$/, 'https://example.com', 'https://example-attacker.com', 'request'],
+  [/^https:\/\/example[0-9]*\.com$/, 'https://example.com', 'https://example1337.com', 'request'],
+  [/^https:\/\/(www\.)?example\.[a-z]+$/, 'https://example.com', 'https://example.xyz', 'request'],
+  [/^https:\/\/(www\.)?example\.[a-z]{2,6}$/, 'https://www.example.com', 'https://www.example.xyz', 'request'],
+  [/^https:\/\/(www\.)?example\.co\.[a-z]{2}$/, 'https://example.co.uk', 'https://example.co.ws', 'request'],
 ];
 
 const REFUSED =
-  /^unsafe-configuration: origin \/.+\/[a-z]* allows https?:\/\/\S+ and also https?:\/\/\S+, a look-alike anyone could register \((a match without an end anchor|a suffix match without its leading dot|an unescaped dot)\); together with credentials/;
+  /^unsafe-configuration: origin \/.+\/[a-z]* allows https?:\/\/\S+ and also https?:\/\/\S+, a look-alike anyone could register \((a match without an end anchor|a suffix match without its leading dot|an unescaped dot|a wildcard inside the registrable domain|a fixed-length wildcard inside the registrable domain|a wildcard top-level domain)\); together with credentials/;
 
 describe('compileOriginOption with credentials: an option that also allows registrable look-alikes is refused', () => {
   it.each(LOOSE.map(([pattern, own, evil, when]) => [String(pattern), pattern, own, evil, when] as const))('%s', (_name, pattern, own, evil, when) => {
@@ -322,6 +428,12 @@ const LOOSE_FUNCTIONS: ReadonlyArray<readonly [string, (origin: string) => unkno
   ['an unanchored pattern', (o) => /example\.com$/.test(o), 'https://evilexample.com'],
   ['answering the pattern itself', () => /^https:\/\/(www\.)?example\.com/, 'https://www.example.com.evil.net'],
   ['an async endsWith', async (o) => o.endsWith('example.com'), 'https://evilexample.com'],
+  [
+    'a preview-hash pattern',
+    (o) => /^https:\/\/myapp-[a-z0-9]{9}-team\.vercel\.app$|^https:\/\/example\.com$/.test(o),
+    'https://myapp-attackerx-team.vercel.app',
+  ],
+  ['a TLD wildcard', async (o) => /^https:\/\/example\.[a-z]{2,6}$/.test(o), 'https://example.xyz'],
 ];
 
 describe('guardOriginFunction with credentials: look-alikes of each allowed origin', () => {
@@ -358,8 +470,9 @@ describe('guardOriginFunction with credentials: look-alikes of each allowed orig
     asked.length = 0;
     source().verify('https://www.example.com');
     expect(asked[0]).toBe('https://www.example.com');
-    expect(new Set(asked.slice(2).map((o) => o.replace(LABEL, 'L')))).toEqual(new Set(shapes('https://www.example.com')));
-    expect(asked).toHaveLength(2 + 4);
+    // The look-alikes themselves: none allowed, so no confirmation is asked (eight for www.example.com).
+    expect(asked.slice(2)).toEqual(lookAlikes(parsed('https://www.example.com')).map(({ origin }) => origin));
+    expect(asked).toHaveLength(2 + 8);
     asked.length = 0;
     source().verify('https://evil.com');
     expect(asked).toEqual(['https://evil.com']);
@@ -368,6 +481,21 @@ describe('guardOriginFunction with credentials: look-alikes of each allowed orig
     expect(() => loose.source().verify('https://example.com')).toThrow(/look-alike/);
     // The origin, the canary (denied), then the extended host (allowed): no more.
     expect(loose.asked.map((o) => o.replace(LABEL, 'L')).slice(2)).toEqual(['https://example.com.L.invalid']);
+  });
+
+  it("asks a same-shape look-alike's confirmation only once it was allowed: a list naming it by chance is allowed, a wildcard is refused", async () => {
+    const list = guarded((o) => ['https://shop1.com', 'https://shop7.com'].includes(o));
+    list.asked.length = 0;
+    expect(await verdictOf(() => list.source().verify('https://shop1.com'))).toBe('allowed https://shop1.com');
+    // shop7 (the variant) allowed, shop4 (its confirmation) not: asked right after it, once.
+    const variant = list.asked.indexOf('https://shop7.com');
+    expect(list.asked.slice(variant, variant + 2)).toEqual(['https://shop7.com', 'https://shop4.com']);
+    expect(list.asked.filter((o) => o === 'https://shop4.com')).toHaveLength(1);
+    const wildcard = guarded(async (o) => /^https:\/\/shop[0-9]\.com$/.test(o));
+    expect(await verdictOf(() => wildcard.source().verify('https://shop1.com'))).toContain(
+      'also https://shop7.com, a look-alike anyone could register (a fixed-length wildcard inside the registrable domain)',
+    );
+    expect(await verdictOf(() => wildcard.source().verify('https://shop2.com'))).toMatch(/^unsafe-configuration/);
   });
 
   it('asks an async function its questions at once: one delay, not one per question, each within the 2 s bound', async () => {
