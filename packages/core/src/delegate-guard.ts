@@ -39,7 +39,8 @@
  *    real requests from unknown origins without an answer, so it is not one
  *    that copies the `Origin`.
  * 4. The cost: the delegate is asked 1 + the look-alike count more times
- *    (five for `https://www.example.com`) per allowed credentialed request
+ *    (nine for `https://www.example.com`; a same-shape look-alike that was
+ *    allowed adds its confirmation) per allowed credentialed request
  *    (a delegate with side effects sees them; an asynchronous one sees them
  *    at once). Not again for an answer object already checked and
  *    unchanged since (the same policy from `corsPackagePolicies`, which
@@ -207,7 +208,11 @@ export function guardedDelegatePolicies<R>(
     if (typeof canary === 'string') return delegateRefusal(canary);
     if (isThenable(canary)) pending.push(canary.then((allowed) => (allowed === undefined ? undefined : delegateRefusal(allowed))));
     for (const twin of parsed.ok ? lookAlikes(parsed) : []) {
-      const found = ask(req, request, twin.origin);
+      // A same-shape look-alike counts once its confirmation is allowed too (asked only then: a list may name the first).
+      const { confirm } = twin;
+      const first = ask(req, request, twin.origin);
+      const confirmed = (settled: Finding) => (settled === 'allowed' && confirm !== undefined ? ask(req, request, confirm) : settled);
+      const found = isThenable(first) ? first.then(confirmed) : confirmed(first);
       if (found === 'allowed') return lookAlikeRefusal(origin, twin);
       if (isThenable(found)) pending.push(found.then((settled) => (settled === 'allowed' ? lookAlikeRefusal(origin, twin) : undefined)));
     }

@@ -475,3 +475,27 @@ describe('nodeRequestAbout', () => {
     expect(req.headers['x-written']).toBeUndefined();
   });
 });
+
+describe('a same-shape look-alike counts only when its second variant is allowed too', () => {
+  type Req = { readonly origin?: string };
+  const about = (req: Req, origin: string): Req => ({ ...req, origin });
+  /** The outcome of one credentialed request from `origin` to a delegate listing what `allows` allows. */
+  async function outcome(allows: (origin: string) => boolean, origin: string): Promise<string> {
+    const delegate: CorsPackageDelegate<Req> = (req, cb) => cb(null, { origin: allows(req.origin ?? '') ? [req.origin as string] : false, credentials: true });
+    const policyOf = guardedDelegatePolicies(delegate, 'test', about);
+    const req = { origin };
+    const answer = await new Promise<CorsPackageOptions | undefined>((resolve) => delegate(req, (_error, options) => resolve(options)));
+    try {
+      const decision = await policyOf(answer, req).decide({ method: 'GET', origin });
+      return decision.verdict.allowed ? 'allowed' : 'denied';
+    } catch (error) {
+      return String(error);
+    }
+  }
+
+  it('a list naming one same-shape sibling is allowed; a digit or TLD wildcard is refused', async () => {
+    expect(await outcome((o) => ['https://shop1.com', 'https://shop7.com'].includes(o), 'https://shop1.com')).toBe('allowed');
+    expect(await outcome((o) => /^https:\/\/shop[0-9]\.com$/.test(o), 'https://shop1.com')).toMatch(/fixed-length wildcard/);
+    expect(await outcome((o) => /^https:\/\/example\.[a-z]{2,6}$/.test(o), 'https://example.com')).toMatch(/top-level/);
+  });
+});

@@ -158,8 +158,15 @@ describe('guardOriginFunction: per request', () => {
     expect(asked.slice(0, 2)).toEqual([A, 'https://evil.com']);
     asked.length = 0;
     expect(allowed(source().verify(A, { sourceOrigin: A }) as Verdict)).toEqual([true, A, A]);
-    // Once about the origin itself; the rest are the canary and its look-alikes (one dot made a letter: no canary label).
-    expect(asked.filter((o) => !isCanary(o))).toEqual([A, 'https://aqexample']);
+    // Once about the origin itself; the rest are the canary and its look-alikes (one dot made a letter, the label continued
+    // by the canary digits, the label and the TLD made others of their shape: no canary label).
+    expect(asked.filter((o) => !isCanary(o))).toEqual([
+      A,
+      'https://aqexample',
+      expect.stringMatching(/^https:\/\/a[0-9]{12}\.example$/),
+      'https://f.example',
+      'https://a.qqqqqqq',
+    ]);
   });
 
   it('re-checks an allow with credentials against one canary of the same scheme and port, and fails when it is allowed too', () => {
@@ -174,6 +181,10 @@ describe('guardOriginFunction: per request', () => {
       'http://a.example.L.invalid:8080',
       'http://La.example:8080',
       'http://aqexample:8080',
+      'http://aL.example:8080',
+      expect.stringMatching(/^http:\/\/a[0-9]{12}\.example:8080$/),
+      'http://f.example:8080',
+      'http://a.qqqqqqq:8080',
     ]);
     open = true;
     expect(() => source().verify('http://a.example:8080')).toThrow(TAIL);
