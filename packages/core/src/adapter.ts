@@ -52,6 +52,7 @@ export {
   isThenable,
   nodeHeader,
   type NodeHeaders,
+  nodeRequestAbout,
   nodeRequestFacts,
   requestFacts,
 } from './request-facts.js';
@@ -84,4 +85,4 @@ export {
   corsPackagePolicies,
   createCorsPackagePolicy,
 } from './drop-in-cors.js';
-export { guardedDelegatePolicies, nodeRequestAbout, type RequestAbout } from './delegate-guard.js';
+export { guardedDelegatePolicies, type RequestAbout } from './delegate-guard.js';

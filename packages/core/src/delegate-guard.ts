@@ -138,7 +138,7 @@ function firstRefusal(pending: ReadonlyArray<Promise<AmpCorsError | undefined>>)
  *
  * @param delegate - the application's options delegate, asked again about canary requests
  * @param entry - the entry point named in error messages, e.g. `ampCors (@ampcors/express)`
- * @param about - makes the adapter's request about another `Origin` (for Node requests, {@link nodeRequestAbout})
+ * @param about - makes the adapter's request about another `Origin` (for Node requests, request-facts.ts's `nodeRequestAbout`)
  * @returns the policy of an answer, for the request it answered; throws AmpCorsError for an invalid answer; its decision fails with AmpCorsError `unsafe-configuration` when the delegate also allows a canary
  */
 export function guardedDelegatePolicies<R>(
@@ -247,36 +247,4 @@ export function guardedDelegatePolicies<R>(
       },
     };
   };
-}
-
-/** A Node request's header map as {@link nodeRequestAbout} reads it. */
-interface NodeLikeRequest {
-  readonly headers?: Readonly<Record<string, unknown>>;
-  readonly rawHeaders?: readonly string[];
-  readonly headersDistinct?: Readonly<Record<string, unknown>> | null;
-}
-
-/**
- * A Node (`IncomingMessage`, Express) request made about another `Origin`:
- * an object inheriting from `req` whose `headers` is a copy with `origin`
- * replaced (Express's `req.get` and `req.header` read `this.headers`, in
- * Express 4 and 5) and whose `rawHeaders` has every `Origin` line's value
- * replaced, and so is `headersDistinct`'s `origin` (Node keeps that map on
- * the real request once read, so an inherited one would still say the real
- * `Origin`). What the delegate writes on it stays on it.
- *
- * @param req - the request
- * @param origin - the `Origin` the copy carries
- * @returns the request about `origin`
- */
-export function nodeRequestAbout<R extends object>(req: R, origin: string): R {
-  const real = req as R & NodeLikeRequest;
-  const own = (value: unknown): PropertyDescriptor => ({ value, writable: true, enumerable: true, configurable: true });
-  const headers = { ...real.headers, origin };
-  const raw = real.rawHeaders;
-  const rawHeaders = Array.isArray(raw) ? raw.map((line, at) => (at % 2 === 1 && String(raw[at - 1]).toLowerCase() === 'origin' ? origin : line)) : raw;
-  const properties: PropertyDescriptorMap = { headers: own(headers), rawHeaders: own(rawHeaders) };
-  const distinct = real.headersDistinct;
-  if (typeof distinct === 'object' && distinct !== null) properties['headersDistinct'] = own({ ...distinct, origin: [origin] });
-  return Object.create(req, properties) as R;
 }

@@ -12,7 +12,7 @@ import { normalizeCorsOptions } from './cors-options.js';
 import type { CorsPlan } from './cors-plan.js';
 import { type AdapterOptionsSpec, type AmpCorsConfig, type CorsDecision, createCorsPolicy, type VerdictSource } from './cors-policy.js';
 import { compileOriginOption, judgeWithOriginMatcher, type OriginMatcher } from './legacy-origin-option.js';
-import { isThenable, nodeHeader, type NodeHeaders, nodeRequestFacts } from './request-facts.js';
+import { isThenable, nodeHeader, type NodeHeaders, nodeRequestAbout, nodeRequestFacts } from './request-facts.js';
 import { appendVary } from './vary.js';
 
 /** The part of a Koa context (Koa 2 and 3) the drop-in reads. */
@@ -223,9 +223,10 @@ function probeContext(origin: string): object {
  */
 function contextAbout(ctx: KoaCorsContext, origin: string): object {
   const real = ctx as KoaCorsContext & { request?: object };
-  const headers: Record<string, string | readonly string[] | undefined> = { ...real.req.headers, origin };
+  // The Node request about `origin` everywhere it shows its Origin (`headers`, `rawHeaders`, `headersDistinct`).
+  const req = nodeRequestAbout(real.req, origin);
+  const headers = req.headers;
   const get = (name: string) => nodeHeader(headers, name.toLowerCase()) ?? '';
-  const req = Object.create(real.req, { headers: { value: headers } }) as object;
   const request = Object.create(real.request ?? null, {
     get: { value: get },
     header: { value: headers },

@@ -13,6 +13,7 @@ import {
   type HonoMethodsFunction as MethodsFunction,
   type HonoOriginFunction as OriginFunction,
   isThenable,
+  nodeRequestAbout,
 } from '@ampcors/core/adapter';
 import { Context, type MiddlewareHandler } from 'hono';
 
@@ -40,7 +41,14 @@ export interface AmpCorsVariables {
  */
 function contextAbout(c: Context, origin: string): Context {
   const raw = c.req.raw;
-  return new Context(new Request(raw.url, { method: raw.method, headers: { ...Object.fromEntries(raw.headers), origin } }), { env: c.env });
+  return new Context(new Request(raw.url, { method: raw.method, headers: { ...Object.fromEntries(raw.headers), origin } }), { env: envAbout(c.env, origin) });
+}
+
+/** `env`, with `@hono/node-server`'s Node request (`env.incoming`) made about `origin` too: an answer reading its headers sees the question's `Origin`. */
+function envAbout(env: unknown, origin: string): unknown {
+  const incoming = (env as { incoming?: unknown } | null | undefined)?.incoming;
+  if (typeof incoming !== 'object' || incoming === null) return env;
+  return { ...(env as object), incoming: nodeRequestAbout(incoming, origin) };
 }
 
 /** Extends `Vary` and sets the plan's headers on `into`; on immutable headers the first `set` throws, so nothing is half-applied. */
