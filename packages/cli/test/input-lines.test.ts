@@ -138,7 +138,10 @@ describe('the commands on a hostile line: exit 4 and the message, never an inter
   it('check judges Unicode spaces at a line end as the server would: only ASCII space, tab and CR are trimmed', async () => {
     const lines = ['https://example.com\u00A0', '\u2028https://example.com', 'https://example.com\uFEFF', ' \thttps://example.com\r'];
     const result = await cli(['check', '--publishers', 'example.com', '--json'], source(`${lines.join('\n')}\n`, 7, true));
-    const verdicts = result.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { allowed?: boolean; error?: unknown });
+    const verdicts = result.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { allowed?: boolean; error?: unknown });
     // Each of the first three is judged with its Unicode space: not an origin, so not allowed.
     expect(verdicts.map((verdict) => verdict.allowed === true)).toEqual([false, false, false, true]);
     expect(verdicts.slice(0, 3).every((verdict) => verdict.error !== undefined)).toBe(true);
