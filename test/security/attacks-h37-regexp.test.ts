@@ -6,98 +6,8 @@
 // the configuration is refused, or the request fails or is denied. One table, through every drop-in: Express (`cors`),
 // Koa (`@koa/cors`), Hono (`hono/cors`) and Fastify (`@fastify/cors`), each with the option shapes it accepts.
 // Found by helper-37's independent attack; the core-level suite is packages/core/test/security/origin-lookalikes.test.ts.
-import { ampCors as expressAmpCors } from '@ampcors/express';
-import { ampCors as fastifyAmpCors } from '@ampcors/fastify';
-import { ampCors as honoAmpCors } from '@ampcors/hono';
-import { ampCors as koaAmpCors } from '@ampcors/koa';
-import express from 'express';
-import fastify from 'fastify';
-import { Hono } from 'hono';
-import Koa from 'koa';
-import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-
-type Callback = (error: Error | null, allow?: unknown) => void;
-type Seen = { status: number; acao: string | undefined; credentials: string | undefined };
-
-/** How an adapter is given an origin test: a static RegExp (where its peer accepts one) or its own function shape. */
-interface Adapter {
-  readonly name: string;
-  /** Whether the peer's `origin` option accepts a RegExp. */
-  readonly patterns: boolean;
-  /** The peer's origin function answering `allows(origin)`, synchronously or not. */
-  originFunction(allows: (origin: string) => boolean, async: boolean): unknown;
-  /** GET /api with `Origin: from` through the adapter configured with `origin` and credentials (throws when refused at construction). */
-  reads(origin: unknown, from: string): Promise<Seen>;
-}
-
-const ADAPTERS: readonly Adapter[] = [
-  {
-    name: 'express (cors)',
-    patterns: true,
-    originFunction: (allows, async) =>
-      async ? (o: string, cb: Callback) => void Promise.resolve().then(() => cb(null, allows(o))) : (o: string, cb: Callback) => cb(null, allows(o)),
-    async reads(origin, from) {
-      const app = express();
-      app.use(expressAmpCors({ origin, credentials: true } as never));
-      app.get('/api', (_req, res) => void res.json({ secret: 1 }));
-      app.use((_error: unknown, _req: unknown, res: express.Response, _next: unknown) => void res.status(500).end());
-      const res = await request(app).get('/api').set('Origin', from);
-      return { status: res.status, acao: res.headers['access-control-allow-origin'], credentials: res.headers['access-control-allow-credentials'] };
-    },
-  },
-  {
-    name: 'koa (@koa/cors)',
-    patterns: false,
-    originFunction: (allows, async) =>
-      async
-        ? async (ctx: { get(name: string): string }) => (allows(ctx.get('Origin')) ? ctx.get('Origin') : '')
-        : (ctx: { get(name: string): string }) => (allows(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-    async reads(origin, from) {
-      const app = new Koa();
-      app.silent = true;
-      app.use(koaAmpCors({ origin, credentials: true } as never) as never);
-      app.use((ctx) => {
-        ctx.body = { secret: 1 };
-      });
-      const res = await request(app.callback()).get('/api').set('Origin', from);
-      return { status: res.status, acao: res.headers['access-control-allow-origin'], credentials: res.headers['access-control-allow-credentials'] };
-    },
-  },
-  {
-    name: 'hono (hono/cors)',
-    patterns: false,
-    originFunction: (allows, async) => (async ? async (o: string) => (allows(o) ? o : null) : (o: string) => (allows(o) ? o : null)),
-    async reads(origin, from) {
-      const app = new Hono();
-      app.use('/api/*', honoAmpCors({ origin, credentials: true } as never) as never);
-      app.get('/api/data', (c) => c.json({ secret: 1 }));
-      const res = await app.request('http://api.example.test/api/data', { headers: { Origin: from } });
-      return {
-        status: res.status,
-        acao: res.headers.get('access-control-allow-origin') ?? undefined,
-        credentials: res.headers.get('access-control-allow-credentials') ?? undefined,
-      };
-    },
-  },
-  {
-    name: 'fastify (@fastify/cors)',
-    patterns: true,
-    originFunction: (allows, async) => (async ? async (o: string) => allows(o) : (o: string, cb: Callback) => cb(null, allows(o))),
-    async reads(origin, from) {
-      const app = fastify({ logger: false });
-      try {
-        await app.register(fastifyAmpCors, { origin, credentials: true } as never);
-        app.get('/api', async () => ({ secret: 1 }));
-        const res = await app.inject({ method: 'GET', url: '/api', headers: { origin: from } });
-        const header = (name: string) => (res.headers[name] === undefined ? undefined : String(res.headers[name]));
-        return { status: res.statusCode, acao: header('access-control-allow-origin'), credentials: header('access-control-allow-credentials') };
-      } finally {
-        await app.close();
-      }
-    },
-  },
-];
+import { ADAPTERS, attackerReads, type Seen } from './look-alike-adapters.js';
 
 /**
  * [name, a RegExp (or null: a function only), the test as a function, the publisher origin it was written for, a
@@ -130,16 +40,6 @@ const LOOSE_PATTERNS: ReadonlyArray<readonly [string, RegExp, string, string]> =
   ['an unescaped dot in an alternation', /^https:\/\/(app|api).example\.com$/, 'https://app.example.com', 'https://appxexample.com'],
   ['no end anchor after an alternation', /^https:\/\/(app|api)\.example\.com/, 'https://app.example.com', 'https://app.example.com.evil.net'],
 ];
-
-/** What the attacker's browser can read: never the look-alike with credentials. */
-async function attackerReads(adapter: Adapter, origin: unknown, from: string): Promise<Seen | 'refused at construction'> {
-  try {
-    return await adapter.reads(origin, from);
-  } catch (error) {
-    expect(String(error)).toMatch(/unsafe-configuration|together with credentials/);
-    return 'refused at construction';
-  }
-}
 
 function neverReadable(seen: Seen | 'refused at construction', evil: string) {
   if (seen === 'refused at construction') return;
