@@ -30,14 +30,24 @@
  *    (`publishers: [its host]` when the canary's host is under an AMP cache
  *    domain) is asked about a second canary of another host.
  * 3. The questions are bounded together like an origin function's
- *    (`QUESTION_TIMEOUT_MS`): a synchronous yes ends them, pending ones are
- *    awaited together, and a yes ends the wait. A delegate that calls back
- *    with an error, throws, answers invalid options, never calls back
- *    within the bound, or whose answer's verifier fails, has not allowed
- *    that origin; an answer refused as unsafe (an origin function in it
- *    that allows the origin asked about) has. Such a delegate also leaves
- *    real requests from unknown origins without an answer, so it is not one
- *    that copies the `Origin`.
+ *    (`QUESTION_TIMEOUT_MS`, from when they are asked, confirmations
+ *    included): a synchronous yes ends them, pending ones are awaited
+ *    together, and a yes ends the wait. A delegate that calls back with an
+ *    error, throws, answers invalid options, or whose answer's verifier
+ *    fails, has not allowed that origin (such a delegate also leaves real
+ *    requests from unknown origins without an answer, so it is not one that
+ *    copies the `Origin`); an answer refused as unsafe (an origin function
+ *    in it that allows the origin asked about) has. A question still
+ *    unanswered at the bound (or whose answer's own origin function left
+ *    its guard unanswered) is unknown, and unknown never yields
+ *    credentials: the request fails (legacy-origin-option.ts's
+ *    `unansweredRefusal`), this one only: the answer is not marked checked
+ *    nor the delegate unsafe, so a slow spell does not refuse later
+ *    requests, which are asked again. A delegate answering in t seconds
+ *    delays an allowed credentialed request by 2t when t is at most 2 s,
+ *    and fails it after t + 2 s otherwise (the questions cannot be asked
+ *    alongside the real one: they depend on its answer, and 4 skips them
+ *    for an answer already checked).
  * 4. The cost: the delegate is asked 1 + the look-alike count more times
  *    (nine for `https://www.example.com`; a same-shape look-alike that was
  *    allowed adds its confirmation) per allowed credentialed request
@@ -56,7 +66,7 @@ import type { CorsDecision } from './cors-policy.js';
 import type { CorsRequest } from './cors-response.js';
 import { type CorsPackageDelegate, type CorsPackageOptions, type CorsPackagePolicy, corsPackagePolicies } from './drop-in-cors.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
-import { canaryLike, type LookAlike, lookAlikes, QUESTION_TIMEOUT_MS } from './legacy-origin-option.js';
+import { canaryLike, isUnansweredRefusal, type LookAlike, lookAlikes, QUESTION_TIMEOUT_MS, unansweredRefusal } from './legacy-origin-option.js';
 import { askOriginCallback } from './origin-callback.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import { isThenable } from './request-facts.js';
@@ -83,18 +93,24 @@ function lookAlikeRefusal(origin: string, twin: LookAlike): AmpCorsError {
   );
 }
 
-/** What one canary question found: the canary allowed with credentials, not allowed, or an answer ampcors refuses as configuration. */
-type Finding = 'allowed' | 'not-allowed' | 'invalid';
+/**
+ * What one canary question found: the canary allowed with credentials, not
+ * allowed, an answer ampcors refuses as configuration, or unknown (an origin
+ * function in the answer left its own guard's questions unanswered).
+ */
+type Finding = 'allowed' | 'not-allowed' | 'invalid' | 'unanswered';
 
 /**
- * 3. What a failure while asking about a canary means: ampcors's refusal of
- * the answer as allowing every origin (`unsafe-configuration`: e.g. an origin
- * function in it that allows the canary, which that function's own guard
- * refuses) allowed it; another `AmpCorsError` is an answer that is no valid
- * configuration; anything else (the delegate's error or throw, a failing
- * verifier) did not allow it.
+ * 3. What a failure while asking about a canary means: an origin function
+ * in the answer that left its guard's questions unanswered is unknown;
+ * ampcors's refusal of the answer as allowing every origin
+ * (`unsafe-configuration`: e.g. an origin function in it that allows the
+ * canary, which that function's own guard refuses) allowed it; another
+ * `AmpCorsError` is an answer that is no valid configuration; anything else
+ * (the delegate's error or throw, a failing verifier) did not allow it.
  */
 function findingOfFailure(error: unknown): Finding {
+  if (isUnansweredRefusal(error)) return 'unanswered';
   if (!isAmpCorsError(error)) return 'not-allowed';
   return error.code === 'unsafe-configuration' ? 'allowed' : 'invalid';
 }
@@ -111,21 +127,37 @@ function thenFinding<A>(value: () => A | PromiseLike<A>, next: (settled: A) => F
   }
 }
 
+/** 3. What one question (the canary's, or a look-alike's with its confirmation) comes to: a refusal, unknown, or nothing found. */
+type Outcome = AmpCorsError | 'unanswered' | undefined;
+
+/** 3. What a question waits on (updated when a second canary or a confirmation is asked), for the failure of an unknown one. */
+type Waiting = { unanswered: string; readonly canary: boolean };
+
 /**
- * 3. The first refusal among pending ones, as soon as one settles with it;
- * `undefined` once all settled without one, or after
- * {@link QUESTION_TIMEOUT_MS} (an unanswered question allowed nothing).
+ * 3. The verdict of all the questions about one allowed `origin`: the first
+ * refusal, as soon as one settles with it; otherwise, once all settled, the
+ * failure of the first unknown one (in the order asked), or `undefined` when
+ * none is; after {@link QUESTION_TIMEOUT_MS} with questions still pending,
+ * the failure of the first one pending or unknown.
  */
-function firstRefusal(pending: ReadonlyArray<Promise<AmpCorsError | undefined>>): Promise<AmpCorsError | undefined> {
+function firstRefusal(outcomes: ReadonlyArray<Outcome | Promise<Outcome>>, asked: readonly Waiting[], origin: string): Promise<AmpCorsError | undefined> {
+  const settled = outcomes.map((outcome) => (isThenable(outcome) ? null : outcome));
+  const firstUnknown = () => {
+    const at = settled.findIndex((outcome) => outcome === null || outcome === 'unanswered');
+    return at < 0 ? undefined : unansweredRefusal('the options delegate', origin, asked[at] as Waiting);
+  };
   return new Promise((resolve) => {
-    let left = pending.length;
-    const timer = setTimeout(() => resolve(undefined), QUESTION_TIMEOUT_MS);
-    for (const answer of pending) {
-      void answer.then((refusal) => {
+    let left = settled.filter((outcome) => outcome === null).length;
+    const timer = setTimeout(() => resolve(firstUnknown()), QUESTION_TIMEOUT_MS);
+    for (const [at, outcome] of outcomes.entries()) {
+      if (!isThenable(outcome)) continue;
+      void outcome.then((found) => {
+        settled[at] = found;
         left -= 1;
-        if (refusal === undefined && left > 0) return;
+        const refusal = found instanceof AmpCorsError;
+        if (!refusal && left > 0) return;
         clearTimeout(timer);
-        resolve(refusal);
+        resolve(refusal ? found : firstUnknown());
       });
     }
   });
@@ -139,7 +171,7 @@ function firstRefusal(pending: ReadonlyArray<Promise<AmpCorsError | undefined>>)
  * @param delegate - the application's options delegate, asked again about canary requests
  * @param entry - the entry point named in error messages, e.g. `ampCors (@ampcors/express)`
  * @param about - makes the adapter's request about another `Origin` (for Node requests, request-facts.ts's `nodeRequestAbout`)
- * @returns the policy of an answer, for the request it answered; throws AmpCorsError for an invalid answer; its decision fails with AmpCorsError `unsafe-configuration` when the delegate also allows a canary
+ * @returns the policy of an answer, for the request it answered; throws AmpCorsError for an invalid answer; its decision fails with AmpCorsError `unsafe-configuration` when the delegate also allows a canary or a look-alike, or leaves one of those questions unanswered within the bound
  */
 export function guardedDelegatePolicies<R>(
   delegate: CorsPackageDelegate<R>,
@@ -173,23 +205,25 @@ export function guardedDelegatePolicies<R>(
   };
 
   /**
-   * 2–3. The canary the delegate allows, if any: asked about one canary
-   * shaped like `shape`, and about a second one of another host only when
-   * its answer about the first is no valid configuration (a canary host can
-   * be refused where a real one is not: `publishers: [its host]` for the AMP
-   * cache canary). One canary turn per request otherwise, so that the
-   * canaries cycle through every host.
+   * 2–3. Whether the delegate allows a canary (the one `waiting` then
+   * names): asked about one canary shaped like `shape`, and about a second
+   * one of another host only when its answer about the first is no valid
+   * configuration (a canary host can be refused where a real one is not:
+   * `publishers: [its host]` for the AMP cache canary). One canary turn per
+   * request otherwise, so that the canaries cycle through every host.
    */
-  const allowedCanary = (req: R, request: CorsRequest, shape: ParsedOrigin): string | undefined | Promise<string | undefined> => {
+  const canaryFinding = (req: R, request: CorsRequest, shape: ParsedOrigin, waiting: Waiting): Finding | Promise<Finding> => {
     const first = canaryLike(shape);
+    waiting.unanswered = first;
     const firstFinding = ask(req, request, first);
-    const conclude = (found: Finding): string | undefined | Promise<string | undefined> => {
-      if (found !== 'invalid') return found === 'allowed' ? first : undefined;
+    const conclude = (found: Finding): Finding | Promise<Finding> => {
+      if (found !== 'invalid') return found;
       // Other requests may have taken canaries meanwhile: the next one can have the first's host again, never twice.
       let second = canaryLike(shape);
       if (second === first) second = canaryLike(shape);
+      waiting.unanswered = second;
       const secondFinding = ask(req, request, second);
-      const last = (again: Finding) => (again === 'allowed' ? second : undefined);
+      const last = (again: Finding): Finding => (again === 'invalid' ? 'not-allowed' : again);
       return isThenable(secondFinding) ? secondFinding.then(last) : last(secondFinding);
     };
     return isThenable(firstFinding) ? firstFinding.then(conclude) : conclude(firstFinding);
@@ -197,26 +231,42 @@ export function guardedDelegatePolicies<R>(
 
   /**
    * 2–3. The refusal of an allowed `origin`, if the delegate also allows a
-   * canary shaped like it or one of its look-alikes: the canary is asked
-   * first; a synchronous yes ends the questions, pending ones are awaited
-   * together, bounded as a whole.
+   * canary shaped like it or one of its look-alikes, or the failure of a
+   * question left unanswered: the canary is asked first; a synchronous yes
+   * ends the questions, pending ones are awaited together, bounded as a
+   * whole ({@link firstRefusal}).
    */
   const refusalOf = (req: R, request: CorsRequest, origin: string): AmpCorsError | undefined | Promise<AmpCorsError | undefined> => {
     const parsed = parseOrigin(origin);
-    const pending: Array<Promise<AmpCorsError | undefined>> = [];
-    const canary = allowedCanary(req, request, parsed.ok ? parsed : HTTPS_SHAPE);
-    if (typeof canary === 'string') return delegateRefusal(canary);
-    if (isThenable(canary)) pending.push(canary.then((allowed) => (allowed === undefined ? undefined : delegateRefusal(allowed))));
+    const outcomes: Array<Outcome | Promise<Outcome>> = [];
+    const asked: Waiting[] = [];
+    /** Adds a question's finding; returns its refusal when it allowed, synchronously. */
+    const add = (found: Finding | Promise<Finding>, waiting: Waiting, refusal: () => AmpCorsError): AmpCorsError | undefined => {
+      const outcomeOf = (settled: Finding): Outcome => (settled === 'allowed' ? refusal() : settled === 'unanswered' ? 'unanswered' : undefined);
+      const outcome = isThenable(found) ? found.then(outcomeOf) : outcomeOf(found);
+      outcomes.push(outcome);
+      asked.push(waiting);
+      return outcome instanceof AmpCorsError ? outcome : undefined;
+    };
+    const canary: Waiting = { unanswered: '', canary: true };
+    const byCanary = add(canaryFinding(req, request, parsed.ok ? parsed : HTTPS_SHAPE, canary), canary, () => delegateRefusal(canary.unanswered));
+    if (byCanary !== undefined) return byCanary;
     for (const twin of parsed.ok ? lookAlikes(parsed) : []) {
       // A same-shape look-alike counts once its confirmation is allowed too (asked only then: a list may name the first).
       const { confirm } = twin;
+      const waiting: Waiting = { unanswered: twin.origin, canary: false };
       const first = ask(req, request, twin.origin);
-      const confirmed = (settled: Finding) => (settled === 'allowed' && confirm !== undefined ? ask(req, request, confirm) : settled);
-      const found = isThenable(first) ? first.then(confirmed) : confirmed(first);
-      if (found === 'allowed') return lookAlikeRefusal(origin, twin);
-      if (isThenable(found)) pending.push(found.then((settled) => (settled === 'allowed' ? lookAlikeRefusal(origin, twin) : undefined)));
+      const confirmed = (settled: Finding) => {
+        if (settled !== 'allowed' || confirm === undefined) return settled;
+        waiting.unanswered = confirm;
+        return ask(req, request, confirm);
+      };
+      const byTwin = add(isThenable(first) ? first.then(confirmed) : confirmed(first), waiting, () => lookAlikeRefusal(origin, twin));
+      if (byTwin !== undefined) return byTwin;
     }
-    return pending.length === 0 ? undefined : firstRefusal(pending);
+    if (outcomes.some(isThenable)) return firstRefusal(outcomes, asked, origin);
+    const unknown = outcomes.indexOf('unanswered');
+    return unknown < 0 ? undefined : unansweredRefusal('the options delegate', origin, asked[unknown] as Waiting);
   };
 
   return (options, req) => {
@@ -233,6 +283,8 @@ export function guardedDelegatePolicies<R>(
       if (checked.has(configured)) return decision;
       const refusal = refusalOf(req, request, origin);
       const conclude = (found: AmpCorsError | undefined): CorsDecision => {
+        // 3. Unknown fails this request only: not remembered as unsafe, nor as checked.
+        if (isUnansweredRefusal(found)) throw found;
         if (found !== undefined) throw (unsafe ??= found);
         checked.add(configured);
         return decision;

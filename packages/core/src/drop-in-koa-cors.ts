@@ -219,28 +219,28 @@ function probeContext(origin: string): object {
  * A view of `ctx` in which the `Origin` request header is `origin`, for the
  * guard's questions about another origin than the request's (a canary, the
  * `__amp_source_origin`). It has its own `state`, so an answer cannot write
- * into the request's.
+ * into the request's. Koa's links between its objects lead back to the view,
+ * never to the real request (attacker's review, session 15): the view's
+ * `request.ctx` and `response.ctx` are the view, its `request.response` and
+ * `response.request` each other, and its `request.req` and `response.req`
+ * the Node request about `origin` (Node's own `res.req` is not Koa's, and
+ * stays the real request).
  */
 function contextAbout(ctx: KoaCorsContext, origin: string): object {
-  const real = ctx as KoaCorsContext & { request?: object };
+  const real = ctx as KoaCorsContext & { request?: object; response?: object };
   // The Node request about `origin` everywhere it shows its Origin (`headers`, `rawHeaders`, `headersDistinct`).
   const req = nodeRequestAbout(real.req, origin);
   const headers = req.headers;
   const get = (name: string) => nodeHeader(headers, name.toLowerCase()) ?? '';
-  const request = Object.create(real.request ?? null, {
-    get: { value: get },
-    header: { value: headers },
-    headers: { value: headers },
-    req: { value: req },
-  }) as object;
-  return Object.create(real, {
-    get: { value: get },
-    header: { value: headers },
-    headers: { value: headers },
-    request: { value: request },
-    req: { value: req },
-    state: { value: {} },
-  }) as object;
+  const view: object = Object.create(real) as object;
+  const request: object = Object.create(real.request ?? null) as object;
+  const response: object | undefined = real.response === undefined ? undefined : (Object.create(real.response) as object);
+  const about: PropertyDescriptorMap = { get: { value: get }, header: { value: headers }, headers: { value: headers }, req: { value: req } };
+  const toResponse: PropertyDescriptorMap = response === undefined ? {} : { response: { value: response } };
+  Object.defineProperties(view, { ...about, request: { value: request }, ...toResponse, state: { value: {} } });
+  Object.defineProperties(request, { ...about, ctx: { value: view }, ...toResponse });
+  if (response !== undefined) Object.defineProperties(response, { ctx: { value: view }, request: { value: request }, req: { value: req } });
+  return view;
 }
 
 /** `error` (an Error, or one made of it) with `headers` merged into its `headers` for Koa's error response, `Vary: Origin` appended as `@koa/cors` does. */

@@ -472,7 +472,13 @@ export type OriginFunctionSource = (
   verify(origin: string | null | undefined, context?: VerifyContext): Verdict | Promise<Verdict>;
 };
 
-/** How long a canary or `__amp_source_origin` question may take before it counts as "not allowed". */
+/**
+ * How long the guard waits for its questions (canaries, look-alikes, a
+ * `__amp_source_origin`) before it stops waiting. What silence then means
+ * depends on the question: a `__amp_source_origin` not answered is not
+ * allowed (the request is denied), a canary or look-alike not answered is
+ * unknown, and unknown never yields credentials ({@link unansweredRefusal}).
+ */
 export const QUESTION_TIMEOUT_MS = 2000;
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -494,11 +500,11 @@ function answerAllows(answer: unknown, origin: string): boolean {
 }
 
 /**
- * Asks about `origin` with a bound: true only when the function answered
- * within {@link QUESTION_TIMEOUT_MS} that `origin` is allowed. A throw, a
- * rejection or silence is "not allowed"; nothing waits longer than the bound.
+ * Asks about `origin`, without a bound: true when the function answered that
+ * `origin` is allowed (now, or once its Promise settles); a throw or a
+ * rejection is "not allowed". Never rejects.
  */
-function allowsWithin(ask: OriginAsk, origin: string): boolean | Promise<boolean> {
+function answerOf(ask: OriginAsk, origin: string): boolean | Promise<boolean> {
   let answer: unknown;
   try {
     answer = ask(origin);
@@ -506,42 +512,117 @@ function allowsWithin(ask: OriginAsk, origin: string): boolean | Promise<boolean
     return false;
   }
   if (!isThenable(answer)) return answerAllows(answer, origin);
-  const pending = answer;
-  return new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), QUESTION_TIMEOUT_MS);
-    pending.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(answerAllows(value, origin));
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
-    );
-  });
+  return Promise.resolve(answer).then(
+    (value) => answerAllows(value, origin),
+    () => false,
+  );
 }
 
 /**
- * Asks about each question (a canary origin, or a look-alike), each bounded
- * as {@link allowsWithin} is: the first one allowed, in the order given, or
- * `undefined`. A synchronous yes ends the questions at once; answers still
- * pending are awaited together, so the bound holds for all of them at once.
- * A look-alike's `confirm` ({@link LookAlike}) is asked only once the
- * look-alike was allowed, bounded alike (so at most two bounds in a row).
+ * Asks about `origin` with a bound: true only when the function answered
+ * within {@link QUESTION_TIMEOUT_MS} that `origin` is allowed. A throw, a
+ * rejection or silence is "not allowed": only for a question whose "no"
+ * denies (the `__amp_source_origin`), never for one whose "no" lets
+ * credentials through ({@link firstAllowed} tells silence apart).
  */
-function firstAllowed(ask: OriginAsk, questions: ReadonlyArray<string | LookAlike>): string | LookAlike | undefined | Promise<string | LookAlike | undefined> {
+function allowsWithin(ask: OriginAsk, origin: string): boolean | Promise<boolean> {
+  const answer = answerOf(ask, origin);
+  if (!isThenable(answer)) return answer;
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), QUESTION_TIMEOUT_MS);
+    void answer.then((allowed) => {
+      clearTimeout(timer);
+      resolve(allowed);
+    });
+  });
+}
+
+/** A guard question (a canary, a look-alike or its confirmation) the function left unanswered within {@link QUESTION_TIMEOUT_MS}: unknown. */
+export interface Unanswered {
+  /** The origin asked about. */
+  readonly unanswered: string;
+  /** Whether it is a canary (otherwise a look-alike of the allowed origin, or its same-shape confirmation). */
+  readonly canary: boolean;
+}
+
+/** The refusals of {@link unansweredRefusal}, told apart from refusals of unsafe answers by {@link isUnansweredRefusal}. */
+const UNANSWERED_REFUSALS = new WeakSet<object>();
+
+/**
+ * The failure of a credentialed request whose guard question got no answer
+ * within {@link QUESTION_TIMEOUT_MS}: unknown never yields credentials. It
+ * fails this request only: a slow spell must not refuse the application for
+ * good, so it is not remembered (later requests are asked again).
+ *
+ * @param what - the function's name in the message (`the origin function`, `the options delegate`)
+ * @param allowed - the origin it allowed
+ * @param question - what it was asked about and did not answer
+ */
+export function unansweredRefusal(what: string, allowed: string, question: Unanswered): AmpCorsError {
+  const kind = question.canary ? 'a canary origin no configuration names' : `a look-alike of ${allowed} anyone could register`;
+  const error = new AmpCorsError(
+    'unsafe-configuration',
+    `${what} allowed ${allowed} with credentials but did not answer about ${question.unanswered} (${kind}) within ${QUESTION_TIMEOUT_MS / 1000} s; credentials withheld: whether it allows every origin or that look-alike too is unknown, so this request fails (the next one is asked again); answer within ${QUESTION_TIMEOUT_MS / 1000} s (e.g. cache a remote allow-list), list exact origins, or set credentials: false`,
+  );
+  UNANSWERED_REFUSALS.add(error);
+  return error;
+}
+
+/** True for an error of {@link unansweredRefusal} (a question left unanswered), false for every other error. */
+export function isUnansweredRefusal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && UNANSWERED_REFUSALS.has(error);
+}
+
+/** A canary or look-alike question of the guard. */
+type Question = string | LookAlike;
+
+/**
+ * Asks about each question (a canary origin, or a look-alike): the first one
+ * allowed, `undefined` when every one was answered "not allowed", or the
+ * first one left {@link Unanswered} when none was allowed. A synchronous yes
+ * ends the questions at once; answers still pending are awaited together
+ * under one bound, {@link QUESTION_TIMEOUT_MS} from now, confirmations
+ * included, and a yes ends the wait. A look-alike's `confirm`
+ * ({@link LookAlike}) is asked only once the look-alike was allowed.
+ */
+function firstAllowed(ask: OriginAsk, questions: readonly Question[]): Question | Unanswered | undefined | Promise<Question | Unanswered | undefined> {
   const answers: Array<boolean | Promise<boolean>> = [];
-  for (const question of questions) {
-    const asked = allowsWithin(ask, typeof question === 'string' ? question : question.origin);
-    // A look-alike with a second of its shape counts once both are allowed (the second asked only then, bounded alike).
+  // What each answer still waits for: the question, then its confirmation once that is asked.
+  const waitingOn = questions.map((question) => (typeof question === 'string' ? question : question.origin));
+  for (const [at, question] of questions.entries()) {
+    const asked = answerOf(ask, waitingOn[at] as string);
+    // A look-alike with a second of its shape counts once both are allowed (the second asked only then).
     const confirm = typeof question === 'string' ? undefined : question.confirm;
-    const answer = confirm === undefined ? asked : then(asked, (yes) => yes && allowsWithin(ask, confirm));
+    const answer =
+      confirm === undefined
+        ? asked
+        : then(asked, (yes) => {
+            if (!yes) return false;
+            waitingOn[at] = confirm;
+            return answerOf(ask, confirm);
+          });
     if (answer === true) return question;
     answers.push(answer);
   }
   if (!answers.some(isThenable)) return undefined;
-  return Promise.all(answers).then((settled) => questions[settled.indexOf(true)]);
+  return new Promise((resolve) => {
+    let left = answers.filter(isThenable).length;
+    const settled = answers.map((answer) => (isThenable(answer) ? undefined : answer));
+    const timer = setTimeout(() => {
+      const at = settled.indexOf(undefined);
+      resolve({ unanswered: waitingOn[at] as string, canary: typeof questions[at] === 'string' });
+    }, QUESTION_TIMEOUT_MS);
+    for (const [at, answer] of answers.entries()) {
+      if (!isThenable(answer)) continue;
+      void answer.then((yes) => {
+        settled[at] = yes;
+        left -= 1;
+        if (!yes && left > 0) return;
+        clearTimeout(timer);
+        resolve(yes ? questions[at] : undefined);
+      });
+    }
+  });
 }
 
 const NOTHING: OriginMatcher = () => false;
@@ -556,24 +637,39 @@ const NOTHING: OriginMatcher = () => false;
  *    `true`, `'*'`, the canary itself, a pattern matching it — refuses the
  *    configuration with the error of `true` + credentials: thrown here when
  *    the function answered synchronously; when it answers later (callback,
- *    Promise), every request from then on fails with that error. Each
- *    question is bounded (2 s): a function that throws or never answers
- *    does not hold construction.
+ *    Promise), every request from then on fails with that error, however
+ *    late it comes (no request waits for these answers, so they need no
+ *    bound). A function that throws or never answers does not hold
+ *    construction, and its silence refuses nothing here: a slow start (a
+ *    remote allow-list not reached yet) must not refuse the application for
+ *    good, and 3 asks every credentialed allow again.
  * 2. Per request, the function is asked about the request's `Origin` (its
  *    answer compiled as a per-request {@link OriginOption}: `'*'` or a
  *    canary-matching RegExp with credentials is an error), and separately
  *    about a `__amp_source_origin` that differs from it: an answer about one
- *    origin never vouches for another. It is asked only when an answer can
+ *    origin never vouches for another, and a source origin not answered
+ *    within {@link QUESTION_TIMEOUT_MS} is not allowed (the request is
+ *    denied). The `Origin`'s own question has no bound, as in `cors`. It is asked only when an answer can
  *    matter: for a canonical `Origin`, or for the source origin of a
  *    same-origin request (`AMP-Same-Origin: true` without `Origin`).
  * 3. With credentials, an allowed `Origin` gets its answer only when the
  *    function, asked about a canary of the same scheme and port and about
  *    the origin's {@link lookAlikes} (`o.endsWith('example.com')` also
  *    allows `https://<canary>example.com`, `o.startsWith('https://example.com')`
- *    `https://example.com.<canary>.invalid`), allows none of them (each
- *    question bounded like 1, the pending ones awaited together); when it
+ *    `https://example.com.<canary>.invalid`), allows none of them; when it
  *    allows one, the request fails with the error of 1 or one naming the
- *    look-alike. This costs more questions per allowed credentialed
+ *    look-alike. The questions are asked together once the `Origin` was
+ *    allowed, and their pending answers awaited under one bound,
+ *    {@link QUESTION_TIMEOUT_MS}, confirmations included: a question still
+ *    unanswered then is unknown, and unknown never yields credentials: the
+ *    request fails ({@link unansweredRefusal}), this one only (a slow spell
+ *    does not refuse later requests, which are asked again). So a function
+ *    answering in t seconds (t up to 2) delays an allowed credentialed
+ *    request by 2t; a slower one fails it after t + 2 s. They are not asked
+ *    alongside the `Origin`'s own question: that would ask them about every
+ *    request, denied ones included (ten questions for each `Origin` any
+ *    client sends instead of one, and as many side effects or remote
+ *    lookups). This costs more questions per allowed credentialed
  *    request: the canary, and the look-alikes: two, plus one per dot from
  *    the one left of the registrable domain, two for the label continued,
  *    one per hyphen side of its label and one per run of letters or digits
@@ -600,7 +696,7 @@ const NOTHING: OriginMatcher = () => false;
  * @param probe - asks the function about an origin outside any request (construction)
  * @param credentials - whether responses may carry credentials
  * @returns a factory of per-request sources: `ask` asks in the request's context (default `probe`), `withCredentials` overrides `credentials` for that request
- * @throws AmpCorsError `unsafe-configuration` when, with credentials, the function synchronously allows a canary
+ * @throws AmpCorsError `unsafe-configuration` when, with credentials, the function synchronously allows a canary (its sources' `verify` throws it, or rejects with it, for a canary or look-alike allowed, or left unanswered)
  */
 export function guardOriginFunction(probe: OriginAsk, credentials: boolean): OriginFunctionSource {
   const refusal = (canary: string) => anyOriginWithCredentials(`the origin function (${canaryNote(canary)})`);
@@ -609,7 +705,7 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
   // 3. An allowed origin and its look-alike the function allowed too, once seen: every credentialed allow fails from then on.
   let shown: readonly [string, LookAlike] | undefined;
   if (credentials) {
-    const answers = CANARIES.map((canary) => [canary, allowsWithin(probe, canary)] as const);
+    const answers = CANARIES.map((canary) => [canary, answerOf(probe, canary)] as const);
     const now = answers.find(([, allowed]) => allowed === true);
     if (now !== undefined) throw refusal(now[0]);
     for (const [canary, allowed] of answers) {
@@ -644,11 +740,13 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
           // 3. Credentials only when the function allows neither a canary nor a look-alike of the origin too (and never did).
           if (shown !== undefined) throw lookAlikeRefusal('the origin function', ...shown);
           const canary = canaryLike(parsed);
-          return then(firstAllowed(ask, [canary, ...lookAlikes(parsed)]), (yes) => {
-            if (yes === undefined) return verdict;
-            if (typeof yes === 'string') throw refusal(yes);
-            shown ??= [origin as string, yes];
-            throw lookAlikeRefusal('the origin function', origin as string, yes);
+          return then(firstAllowed(ask, [canary, ...lookAlikes(parsed)]), (found) => {
+            if (found === undefined) return verdict;
+            if (typeof found === 'string') throw refusal(found);
+            // Unknown: this request fails, and nothing is remembered.
+            if ('unanswered' in found) throw unansweredRefusal('the origin function', origin as string, found);
+            shown ??= [origin as string, found];
+            throw lookAlikeRefusal('the origin function', origin as string, found);
           });
         });
       });

@@ -247,19 +247,51 @@ describe('a delegate that answers fixed origins or checks a list keeps working',
 describe('the canary question is bounded', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('a delegate that never answers about the canary has not allowed it after the question timeout', async () => {
+  it('a delegate that never answers about the canary leaves it unknown: the request fails at the bound, that request only', async () => {
     vi.useFakeTimers();
+    let answering = false;
     const delegate: Delegate = (req, cb) => {
-      if (req.origin === A) cb(null, { origin: A, credentials: true });
+      if (req.origin === A || answering) cb(null, { origin: A, credentials: true });
     };
     const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
     const pending = Promise.resolve(policyOf({ origin: A, credentials: true }, { origin: A }).decide(get(A)));
-    let settled: CorsDecision | undefined;
-    void pending.then((decision) => (settled = decision));
+    let settled: Outcome | undefined;
+    void pending.then(
+      (decision) => (settled = { decision }),
+      (error: unknown) => (settled = { error }),
+    );
     await vi.advanceTimersByTimeAsync(1900);
     expect(settled).toBeUndefined();
     await vi.advanceTimersByTimeAsync(200);
-    expect(settled !== undefined && grantsCredentials({ decision: settled }, A)).toBe(true);
+    // Unknown never yields credentials: an error naming the delegate, the question and the bound.
+    expect(settled !== undefined && grantsCredentials(settled, A)).toBe(false);
+    const message = settled !== undefined && 'error' in settled && isAmpCorsError(settled.error) ? settled.error.message : '';
+    expect(message).toMatch(
+      /^the options delegate allowed https:\/\/a\.example with credentials but did not answer about https:\/\/[a-z.]*ampcorscanary[a-z]{12}\.[a-z.]+ \(a canary origin no configuration names\) within 2 s; credentials withheld/,
+    );
+    // Neither checked nor unsafe: the next request asks again, and is answered once the delegate answers.
+    answering = true;
+    expect(grantsCredentials(await decide(delegate, get(A), { origin: A }, policyOf), A)).toBe(true);
+  });
+
+  it('a delegate answering its questions only after the bound never grants credentials, request after request', async () => {
+    vi.useFakeTimers();
+    // The real question answered at once, every other one after 2.2 s with the same loose check: each request fails, none is answered.
+    const loose = (origin: string | undefined) => (origin?.endsWith('example') ? origin : false);
+    const delegate: Delegate = (req, cb) => {
+      const answer = { origin: loose(req.origin), credentials: true };
+      if (req.origin === A) cb(null, answer);
+      else setTimeout(() => cb(null, answer), 2200);
+    };
+    const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
+    for (let round = 0; round < 2; round++) {
+      const outcome = decide(delegate, get(A), { origin: A }, policyOf);
+      await vi.advanceTimersByTimeAsync(2000);
+      const settled = await outcome;
+      expect(grantsCredentials(settled, A)).toBe(false);
+      expect('error' in settled && String((settled.error as Error).message)).toMatch(/did not answer about .* within 2 s; credentials withheld/);
+    }
+    await vi.advanceTimersByTimeAsync(500);
   });
 
   it('a delegate that allows the canary late, within the bound, still fails the request', async () => {

@@ -113,19 +113,46 @@ describe('guardOriginFunction: construction', () => {
     expect(() => source().verify(A)).toThrow(TAIL);
   });
 
-  it('takes silence for "not allowed" after two seconds, without holding construction', async () => {
+  it('does not hold construction on silence, nor refuse for it; a credentialed allow left unknown after two seconds fails, that request only', async () => {
     vi.useFakeTimers();
-    const { source } = guarded((o) => (o === A ? true : new Promise(() => undefined)));
+    let answering = false;
+    const { source } = guarded((o) => (o === A ? true : answering ? false : new Promise(() => undefined)));
     const pending = source().verify(A);
     expect(pending).toBeInstanceOf(Promise);
-    let settled: Verdict | undefined;
-    void (pending as Promise<Verdict>).then((verdict) => {
-      settled = verdict;
-    });
+    let settled: string | undefined;
+    void (pending as Promise<Verdict>).then(
+      (verdict) => (settled = `allowed ${String(verdict.allowed)}`),
+      (error: unknown) => (settled = isAmpCorsError(error) ? `${error.code}: ${error.message}` : `other: ${String(error)}`),
+    );
     await vi.advanceTimersByTimeAsync(1_999);
     expect(settled).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
-    expect(settled && allowed(settled)).toEqual([true, A, undefined]);
+    // Unknown never yields credentials: the request fails, naming the question it waited on and the bound.
+    expect(settled).toMatch(
+      /^unsafe-configuration: the origin function allowed https:\/\/a\.example with credentials but did not answer about https:\/\/[a-z.]*ampcorscanary[a-z]{12}\.[a-z.]+ \(a canary origin no configuration names\) within 2 s; credentials withheld/,
+    );
+    // Not remembered: once the function answers again, the next request is answered.
+    answering = true;
+    expect(allowed(source().verify(A) as Verdict)).toEqual([true, A, undefined]);
+  });
+
+  it('counts a canary allowed after the two seconds at construction: every later request fails', async () => {
+    vi.useFakeTimers();
+    const { source } = guarded((o) => (o === A ? true : new Promise((resolve) => setTimeout(() => resolve(isCanary(o)), 2_500))));
+    await vi.advanceTimersByTimeAsync(2_499);
+    // Not refused yet: the request is asked about (and its own questions wait).
+    const early = source().verify(A);
+    expect(early).toBeInstanceOf(Promise);
+    const earlyOutcome = (early as Promise<Verdict>).then(
+      () => 'answered',
+      (error: unknown) => (error as Error).message,
+    );
+    await vi.advanceTimersByTimeAsync(1);
+    // The construction probe's late yes: refused from now on, like a synchronous one.
+    expect(() => source().verify(A)).toThrow(TAIL);
+    // The request asked before it waited 2 s for its own questions (answered only after 2.5 s): unknown, no credentials.
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await earlyOutcome).toMatch(/did not answer about .* within 2 s; credentials withheld/);
   });
 });
 
