@@ -229,3 +229,34 @@ describe('collision search with independent references (guide over punycode.js, 
     expect(judged).toBeGreaterThan(500);
   }, 300_000);
 });
+
+describe('IDN wildcard rules: every allowed prefix, read back by the references, stays under the rule', () => {
+  it('random subdomains of IDN and xn- bases: an allowed prefix has no possible host outside the base', async () => {
+    const bases = ['bücher.de', 'пример.рф', 'straße.de', 'xn-shop.example.org', 'a-b.com', 'ex--ample.com', 'ς.gr', 'ü.com'];
+    const verifiers = bases.map((b) => [tr46.toASCII(b, WHATWG) as string, createVerifier({ publishers: [`*.${b}`] })] as const);
+    const piece = fc.constantFrom('a', 'b', 'xn', 'xn-', '-', '0', 'ü', 'é', 'ß', 'ς', 'ђ', 'я', '日', 'shop', 'de', 'com', 'org');
+    const label = fc.array(piece, { minLength: 1, maxLength: 4 }).map((ps) => ps.join(''));
+    let allowed = 0;
+    const holes: string[] = [];
+    await fc.assert(
+      fc.asyncProperty(fc.nat(bases.length - 1), fc.array(label, { minLength: 1, maxLength: 2 }), async (which, labels) => {
+        const [base, verifier] = verifiers[which] as (typeof verifiers)[number];
+        const host = possibleHost(`${labels.join('.')}.${base}`);
+        if (host === undefined) return;
+        for (const prefix of await referencePrefixes(host)) {
+          const verdict = verifier.verify(`https://${prefix}.cdn.ampproject.org`);
+          if (!verdict.allowed) continue;
+          allowed++;
+          for (const candidate of twinCandidates(prefix)) {
+            const twin = possibleHost(candidate);
+            if (twin === undefined || twin === base || twin.endsWith(`.${base}`)) continue;
+            if ((await referencePrefixes(twin)).has(prefix)) holes.push(`${prefix} allowed by *.${base}; also the prefix of ${twin}`);
+          }
+        }
+      }),
+      { numRuns: 1500, seed: 1549 },
+    );
+    expect(holes).toEqual([]);
+    expect(allowed).toBeGreaterThan(300);
+  }, 300_000);
+});
