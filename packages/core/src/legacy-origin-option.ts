@@ -576,6 +576,11 @@ export function isUnansweredRefusal(error: unknown): boolean {
 /** A canary or look-alike question of the guard. */
 type Question = string | LookAlike;
 
+/** The origin a {@link Question} asks about. */
+function originOf(question: Question): string {
+  return typeof question === 'string' ? question : question.origin;
+}
+
 /**
  * Asks about each question (a canary origin, or a look-alike): the first one
  * allowed, `undefined` when every one was answered "not allowed", or the
@@ -587,10 +592,11 @@ type Question = string | LookAlike;
  */
 function firstAllowed(ask: OriginAsk, questions: readonly Question[]): Question | Unanswered | undefined | Promise<Question | Unanswered | undefined> {
   const answers: Array<boolean | Promise<boolean>> = [];
-  // What each answer still waits for: the question, then its confirmation once that is asked.
-  const waitingOn = questions.map((question) => (typeof question === 'string' ? question : question.origin));
-  for (const [at, question] of questions.entries()) {
-    const asked = answerOf(ask, waitingOn[at] as string);
+  // A confirmation being asked, by its question's index (for the name of an unanswered one).
+  const confirming: string[] = [];
+  for (let at = 0; at < questions.length; at++) {
+    const question = questions[at] as Question;
+    const asked = answerOf(ask, originOf(question));
     // A look-alike with a second of its shape counts once both are allowed (the second asked only then).
     const confirm = typeof question === 'string' ? undefined : question.confirm;
     const answer =
@@ -598,7 +604,7 @@ function firstAllowed(ask: OriginAsk, questions: readonly Question[]): Question 
         ? asked
         : then(asked, (yes) => {
             if (!yes) return false;
-            waitingOn[at] = confirm;
+            confirming[at] = confirm;
             return answerOf(ask, confirm);
           });
     if (answer === true) return question;
@@ -610,7 +616,8 @@ function firstAllowed(ask: OriginAsk, questions: readonly Question[]): Question 
     const settled = answers.map((answer) => (isThenable(answer) ? undefined : answer));
     const timer = setTimeout(() => {
       const at = settled.indexOf(undefined);
-      resolve({ unanswered: waitingOn[at] as string, canary: typeof questions[at] === 'string' });
+      const question = questions[at] as Question;
+      resolve({ unanswered: confirming[at] ?? originOf(question), canary: typeof question === 'string' });
     }, QUESTION_TIMEOUT_MS);
     for (const [at, answer] of answers.entries()) {
       if (!isThenable(answer)) continue;

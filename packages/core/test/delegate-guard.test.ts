@@ -294,6 +294,38 @@ describe('the canary question is bounded', () => {
     await vi.advanceTimersByTimeAsync(500);
   });
 
+  it("an origin function in the answer that leaves its own guard's questions unanswered is unknown, not an allow: nothing is remembered", async () => {
+    vi.useFakeTimers();
+    type Answer = (error: null, allow: boolean) => void;
+    let constructed = false;
+    let slow = true;
+    let firstCanary = true;
+    // While slow, allows the first canary it is asked about at once and never answers a later question carrying the
+    // canary label (so the guard of its own answer about that canary waits): the delegate's question ends "unknown", never "allowed".
+    const origin = (o: string | undefined, cb: Answer) => {
+      if (!constructed) return;
+      const canary = /ampcorscanary/.test(o ?? '');
+      if (o === A || (slow && canary && firstCanary)) {
+        if (o !== A) firstCanary = false;
+        cb(null, true);
+      } else if (!(slow && canary)) cb(null, false);
+    };
+    const shared = { origin, credentials: true } as unknown as CorsPackageOptions;
+    // The real request's answer is data; the questions' answer holds the function (compiled once, before it answers).
+    const delegate: Delegate = (req, cb) => cb(null, req.origin === A ? { origin: A, credentials: true } : shared);
+    const policyOf = guardedDelegatePolicies(delegate, ENTRY, about);
+    policyOf(shared, { origin: A });
+    constructed = true;
+    const outcome = decide(delegate, get(A), { origin: A }, policyOf);
+    await vi.advanceTimersByTimeAsync(2000);
+    const settled = await outcome;
+    expect(grantsCredentials(settled, A)).toBe(false);
+    expect('error' in settled && String((settled.error as Error).message)).toMatch(/^the options delegate allowed .* did not answer about .* within 2 s/);
+    // Neither unsafe nor checked: once the function answers, the next request is asked again and answered.
+    slow = false;
+    expect(grantsCredentials(await decide(delegate, get(A), { origin: A }, policyOf), A)).toBe(true);
+  });
+
   it('a delegate that allows the canary late, within the bound, still fails the request', async () => {
     vi.useFakeTimers();
     const delegate: Delegate = (req, cb) => void setTimeout(() => cb(null, { origin: req.origin, credentials: true }), 1500);
