@@ -299,3 +299,35 @@ describe('the codec on the verify path: an attacker-steered xn-- prefix', () => 
     expect(allowed).toBeGreaterThan(100);
   });
 });
+
+describe('xn-- with empty or garbage text on the verify path', () => {
+  it('every prefix `xn--` + up to 3 of [a-z0-9-] (and `xn--` alone) is judged without a throw, and allowed only when every claimant is trusted', () => {
+    const configs = [
+      ['example.com', '*.example.org'],
+      ['bücher.de', '*.пример.рф'],
+      ['*.a.com', '*.b.de', 'xn-a.com'],
+    ];
+    const verifiers = configs.map((publishers) => createVerifier({ publishers }));
+    const alphabet = [...'abcdefghijklmnopqrstuvwxyz0123456789-'];
+    const tails = [''];
+    for (let length = 1; length <= 3; length++) for (const t of tails.filter((x) => x.length === length - 1)) for (const c of alphabet) tails.push(t + c);
+    let judged = 0;
+    for (const tail of tails) {
+      const prefix = `xn--${tail}`;
+      const general = searchReadings(prefix);
+      for (const [k, verifier] of verifiers.entries()) {
+        const verdict = verifier.verify(`https://${prefix}.cdn.ampproject.org`);
+        judged++;
+        if (!verdict.allowed) continue;
+        const rules = configs[k] as string[];
+        const trusted = (d: string) => rules.some((r) => (r.startsWith('*.') ? d === r.slice(2) || d.endsWith(`.${r.slice(2)}`) : d === r));
+        expect(general.complete, prefix).toBe(true);
+        expect(
+          general.claimants.every((c) => trusted(c.publisherDomain)),
+          `${prefix}: ${JSON.stringify(general.claimants)}`,
+        ).toBe(true);
+      }
+    }
+    expect(judged).toBe(tails.length * verifiers.length);
+  });
+});
