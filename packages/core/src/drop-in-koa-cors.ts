@@ -217,29 +217,59 @@ function probeContext(origin: string): object {
 
 /**
  * A view of `ctx` in which the `Origin` request header is `origin`, for the
- * guard's questions about another origin than the request's (a canary, the
- * `__amp_source_origin`). It has its own `state`, so an answer cannot write
- * into the request's. Koa's links between its objects lead back to the view,
- * never to the real request (attacker's review, session 15): the view's
- * `request.ctx` and `response.ctx` are the view, its `request.response` and
- * `response.request` each other, and its `request.req` and `response.req`
- * the Node request about `origin` (Node's own `res.req` is not Koa's, and
- * stays the real request).
+ * guard's questions about another origin than the request's (a canary, a
+ * look-alike, the `__amp_source_origin`). It carries everything the real
+ * context carries except the `Origin` (attacker's review, session 15: a
+ * question context without what earlier middleware had put on the real one
+ * made a loose function throw, which counts as "not allowed", so the guard
+ * passed):
+ *
+ * 1. Everything Koa or earlier middleware put on the context, its request
+ *    and its response (`ctx.params`, `ctx.request.body`, `ctx.query`,
+ *    `ctx.app`, …) is read through from the real ones.
+ * 2. `state` is a copy of the real state (its own properties and
+ *    prototype), made when the question is asked: an answer reads what
+ *    earlier middleware put there, and what it writes on `state` stays on
+ *    the copy, so the request's state never holds a question's answer
+ *    (objects inside the state are shared, not copied).
+ * 3. Koa's links between its objects lead back to the view, never to the
+ *    real request (attacker's review, session 15): the view's `request.ctx`
+ *    and `response.ctx` are the view, its `request.response` and
+ *    `response.request` each other.
+ * 4. Node's request is the one about `origin` everywhere it shows its
+ *    `Origin` (`headers`, `rawHeaders`, `headersDistinct`), as `ctx.req`,
+ *    `request.req` and `response.req`, and as `req` of Node's response
+ *    (`ctx.res.req`, which Node links back to the real request): the
+ *    view's `res` inherits from the real one, so a status or header an
+ *    answer sets before Node's header map exists stays on the view.
+ *
+ * Not replaced: Node's internals (`req.socket._httpMessage`), and what
+ * earlier middleware derived from the real `Origin` and stored (a
+ * `ctx.state.origin`), or what the function stored there itself while
+ * answering the real request: questions read it as the request left it.
  */
 function contextAbout(ctx: KoaCorsContext, origin: string): object {
-  const real = ctx as KoaCorsContext & { request?: object; response?: object };
-  // The Node request about `origin` everywhere it shows its Origin (`headers`, `rawHeaders`, `headersDistinct`).
+  const real = ctx as KoaCorsContext & { request?: object; response?: object; res?: object };
+  // 4. The Node request about `origin`, and a Node response leading to it.
   const req = nodeRequestAbout(real.req, origin);
+  const res: object | undefined = typeof real.res === 'object' && real.res !== null ? (Object.create(real.res, { req: { value: req } }) as object) : undefined;
   const headers = req.headers;
   const get = (name: string) => nodeHeader(headers, name.toLowerCase()) ?? '';
+  // 1. Views inheriting from the real objects.
   const view: object = Object.create(real) as object;
   const request: object = Object.create(real.request ?? null) as object;
   const response: object | undefined = real.response === undefined ? undefined : (Object.create(real.response) as object);
-  const about: PropertyDescriptorMap = { get: { value: get }, header: { value: headers }, headers: { value: headers }, req: { value: req } };
+  // 2. The state, copied.
+  const given: unknown = real.state;
+  const state: object =
+    typeof given === 'object' && given !== null ? (Object.create(Object.getPrototypeOf(given) as object | null, Object.getOwnPropertyDescriptors(given)) as object) : {};
+  // 3. and 4. Koa's links, and Node's objects.
+  const node: PropertyDescriptorMap = { req: { value: req }, ...(res !== undefined && { res: { value: res } }) };
+  const about: PropertyDescriptorMap = { get: { value: get }, header: { value: headers }, headers: { value: headers }, ...node };
   const toResponse: PropertyDescriptorMap = response === undefined ? {} : { response: { value: response } };
-  Object.defineProperties(view, { ...about, request: { value: request }, ...toResponse, state: { value: {} } });
+  Object.defineProperties(view, { ...about, request: { value: request }, ...toResponse, state: { value: state } });
   Object.defineProperties(request, { ...about, ctx: { value: view }, ...toResponse });
-  if (response !== undefined) Object.defineProperties(response, { ctx: { value: view }, request: { value: request }, req: { value: req } });
+  if (response !== undefined) Object.defineProperties(response, { ctx: { value: view }, request: { value: request }, ...node });
   return view;
 }
 

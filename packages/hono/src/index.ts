@@ -35,20 +35,134 @@ export interface AmpCorsVariables {
   ampCorsEmail?: EmailSender;
 }
 
+/** The validation targets of `hono/validator` (`c.req.valid(target)`). */
+const VALIDATED: readonly string[] = ['json', 'form', 'query', 'param', 'header', 'cookie'];
+
+/** A request class's key of its route match (hono's `GET_MATCH_RESULT`, not exported), per `HonoRequest` prototype; `null` when it has none. */
+const matchKeys = new WeakMap<object, symbol | null>();
+
 /**
- * A new context like `c` (URL, method, headers, `env`) whose `Origin` is `origin`, for questions about another origin
- * (a canary, the `__amp_source_origin`): an answer cannot change the request's variables or response.
+ * The key under which `req`'s class shows the route match it was made with
+ * (hono 4.8 and later: a getter under a symbol hono does not export), or
+ * `null`. Found once per class, by making a request of that class with a
+ * match of our own and keeping the symbol-keyed getter (of its prototype
+ * chain) that returns it.
  */
-function contextAbout(c: Context, origin: string): Context {
-  const raw = c.req.raw;
-  return new Context(new Request(raw.url, { method: raw.method, headers: { ...Object.fromEntries(raw.headers), origin } }), { env: envAbout(c.env, origin) });
+function matchKeyOf(req: object): symbol | null {
+  const proto = Object.getPrototypeOf(req) as object | null;
+  if (proto === null) return null;
+  let key = matchKeys.get(proto);
+  if (key !== undefined) return key;
+  key = null;
+  const mine: unknown = [[]];
+  const made = readOr(() => new (proto.constructor as new (raw: Request, path: string, match: unknown) => object)(new Request('https://ampcors-probe.invalid/'), '/', mine), null);
+  if (made !== null) {
+    for (let at: object | null = proto; at !== null && at !== Object.prototype && key === null; at = Object.getPrototypeOf(at) as object | null) {
+      for (const symbol of Object.getOwnPropertySymbols(at)) {
+        const getter = Object.getOwnPropertyDescriptor(at, symbol)?.get;
+        if (getter !== undefined && readOr(() => getter.call(made) as unknown, undefined) === mine) key = symbol;
+      }
+    }
+  }
+  matchKeys.set(proto, key);
+  return key;
 }
 
-/** `env`, with `@hono/node-server`'s Node request (`env.incoming`) made about `origin` too: an answer reading its headers sees the question's `Origin`. */
+/** What `read` returns, or `otherwise` when it throws. */
+function readOr<T, U>(read: () => T, otherwise: U): T | U {
+  try {
+    return read();
+  } catch {
+    return otherwise;
+  }
+}
+
+/** Contexts whose question contexts could not carry the route match (hono before 4.8): their credentialed allows fail. */
+const routeLost = new WeakSet<Context>();
+/** Whether {@link routeLost} ever received a context (so that hono 4.8 and later never look it up). */
+let anyRouteLost = false;
+
+/**
+ * A context like `c` whose `Origin` is `origin`, for the guard's questions
+ * about another origin (a canary, a look-alike, the `__amp_source_origin`).
+ * It carries everything the real context carries except the `Origin`
+ * (attacker's review, session 15: a bare context made a loose function that
+ * reads its data from the context throw on every question, which counts as
+ * "not allowed", so the guard passed), and an answer cannot change the
+ * request's variables, body or response:
+ *
+ * 1. The raw request: URL, method, headers (the `Origin` replaced), and
+ *    Cloudflare's `cf`.
+ * 2. `env` ({@link envAbout}) and the execution context.
+ * 3. The route: path, match (its parameters, matched routes and route
+ *    path) and route index. When the match cannot be read (hono before
+ *    4.8), the context is noted in {@link routeLost}: the request's
+ *    credentialed allow fails.
+ * 4. The variables (`c.get`, `c.var`), copied: a `c.set` stays on the copy.
+ * 5. The body already read (`c.req.json()` …), read through, and
+ *    `hono/validator`'s data, its `header` target with the `Origin`
+ *    replaced.
+ *
+ * Not carried: the response so far (reading `c.res` would create it and
+ * change how hono merges the handler's headers), and what earlier
+ * middleware derived from the real `Origin` and stored.
+ */
+function contextAbout(c: Context, origin: string): Context {
+  const real = c.req;
+  // 1. The raw request.
+  const headers = new Headers(real.raw.headers);
+  headers.set('origin', origin);
+  const raw = new Request(real.raw.url, { method: real.raw.method, headers });
+  const cf: unknown = (real.raw as { cf?: unknown }).cf;
+  if (cf !== undefined) Object.defineProperty(raw, 'cf', { value: cf, enumerable: true });
+  // 2. and 3. The environment, the execution context and the route.
+  // The getter throws when the context has none.
+  const executionCtx = readOr(() => c.executionCtx, undefined);
+  const key = matchKeyOf(real);
+  const matchResult: unknown = key === null ? undefined : (real as unknown as Record<symbol, unknown>)[key];
+  if (matchResult === undefined) {
+    routeLost.add(c);
+    anyRouteLost = true;
+  }
+  const options = { env: envAbout(c.env, origin), executionCtx, path: real.path, matchResult } as ConstructorParameters<typeof Context>[1];
+  const question = new (c.constructor as typeof Context)(raw, options);
+  const asked = question.req;
+  asked.routeIndex = real.routeIndex;
+  // 4. The variables.
+  const variables = c.var as Record<string | symbol, unknown>;
+  for (const name of Reflect.ownKeys(variables)) question.set(name as never, variables[name] as never);
+  // 5. The body read so far, and the validated data.
+  asked.bodyCache = Object.create(real.bodyCache) as typeof asked.bodyCache;
+  for (const target of VALIDATED) {
+    const data: unknown = real.valid(target as never);
+    if (data !== undefined) asked.addValidatedData(target as never, (target === 'header' ? headerDataAbout(data, origin) : data) as never);
+  }
+  return question;
+}
+
+/** `hono/validator`'s `header` data with every `origin` key (any case) made `origin`. */
+function headerDataAbout(data: unknown, origin: string): unknown {
+  if (typeof data !== 'object' || data === null) return data;
+  const copy: Record<string, unknown> = { ...(data as Record<string, unknown>) };
+  for (const name of Object.keys(copy)) if (name.toLowerCase() === 'origin') copy[name] = origin;
+  return copy;
+}
+
+/**
+ * `env`, with `@hono/node-server`'s Node request (`env.incoming`) made about
+ * `origin` too, and its Node response (`env.outgoing`) leading to that
+ * request (Node's `res.req`): an answer reading their headers sees the
+ * question's `Origin`. The copy keeps `env`'s other properties and prototype.
+ */
 function envAbout(env: unknown, origin: string): unknown {
   const incoming = (env as { incoming?: unknown } | null | undefined)?.incoming;
   if (typeof incoming !== 'object' || incoming === null) return env;
-  return { ...(env as object), incoming: nodeRequestAbout(incoming, origin) };
+  const req = nodeRequestAbout(incoming, origin);
+  const outgoing = (env as { outgoing?: unknown }).outgoing;
+  const node: PropertyDescriptorMap = { incoming: { value: req, writable: true, enumerable: true, configurable: true } };
+  if (typeof outgoing === 'object' && outgoing !== null)
+    node['outgoing'] = { value: Object.create(outgoing, { req: { value: req } }) as object, writable: true, enumerable: true, configurable: true };
+  return Object.create(Object.getPrototypeOf(env) as object | null, { ...Object.getOwnPropertyDescriptors(env), ...node }) as unknown;
 }
 
 /** Extends `Vary` and sets the plan's headers on `into`; on immutable headers the first `set` throws, so nothing is half-applied. */
@@ -94,6 +208,9 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       const decided = cors.decide(fetchRequestFacts(c.req.raw), c);
       const decision = isThenable(decided) ? await decided : decided;
       plan = decision.plan;
+      // A question context without the request's route (hono before 4.8): unknown never yields credentials.
+      if (anyRouteLost && routeLost.has(c) && plan.headers.some(([name]) => name === 'access-control-allow-credentials'))
+        return end(c, 500, 'Internal Server Error\n', FAILED);
       c.set('ampCors', decision.verdict);
       if (plan.email !== undefined) c.set('ampCorsEmail', plan.email);
       if (plan.handled) return end(c, plan.status, plan.body, plan);
