@@ -262,7 +262,9 @@ function contextAbout(ctx: KoaCorsContext, origin: string): object {
   // 2. The state, copied.
   const given: unknown = real.state;
   const state: object =
-    typeof given === 'object' && given !== null ? (Object.create(Object.getPrototypeOf(given) as object | null, Object.getOwnPropertyDescriptors(given)) as object) : {};
+    typeof given === 'object' && given !== null
+      ? (Object.create(Object.getPrototypeOf(given) as object | null, Object.getOwnPropertyDescriptors(given)) as object)
+      : {};
   // 3. and 4. Koa's links, and Node's objects.
   const node: PropertyDescriptorMap = { req: { value: req }, ...(res !== undefined && { res: { value: res } }) };
   const about: PropertyDescriptorMap = { get: { value: get }, header: { value: headers }, headers: { value: headers }, ...node };

@@ -55,7 +55,10 @@ function matchKeyOf(req: object): symbol | null {
   if (key !== undefined) return key;
   key = null;
   const mine: unknown = [[]];
-  const made = readOr(() => new (proto.constructor as new (raw: Request, path: string, match: unknown) => object)(new Request('https://ampcors-probe.invalid/'), '/', mine), null);
+  const made = readOr(
+    () => new (proto.constructor as new (raw: Request, path: string, match: unknown) => object)(new Request('https://ampcors-probe.invalid/'), '/', mine),
+    null,
+  );
   if (made !== null) {
     for (let at: object | null = proto; at !== null && at !== Object.prototype && key === null; at = Object.getPrototypeOf(at) as object | null) {
       for (const symbol of Object.getOwnPropertySymbols(at)) {
