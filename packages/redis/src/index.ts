@@ -12,7 +12,7 @@ import { LocalCache } from './local-cache.js';
 import { RespConnection } from './resp-connection.js';
 
 export { LocalCache } from './local-cache.js';
-export { CLOSE_TIMEOUT_MS, CONNECT_TIMEOUT_MS, MAX_REPLY_BYTES, REPLY_DEADLINE_MS } from './resp-connection.js';
+export { CLOSE_TIMEOUT_MS, CONNECT_TIMEOUT_MS, MAX_PENDING, MAX_REPLY_BYTES, REPLY_DEADLINE_MS } from './resp-connection.js';
 
 /** The few commands the registry sends: any node-redis client (v4+) fits. */
 export interface RedisCommandClient {
@@ -24,7 +24,8 @@ export interface RedisRegistryOptions {
   /**
    * A connected client (node-redis v4+, or anything with `sendCommand`); or
    * give `url` and the registry opens its own connection (bounded replies,
-   * no offline queue, reconnecting, a `close()` that always returns).
+   * at most `MAX_PENDING` commands waiting, no offline queue, reconnecting,
+   * a `close()` that always returns).
    */
   readonly client?: RedisCommandClient;
   /** Redis URL, e.g. `redis://127.0.0.1:6379`, used when no `client` is given. */
@@ -164,8 +165,9 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
   if (options.client) client = options.client;
   else if (options.url) {
     // Our own connection rather than a general client: every reply is bounded
-    // (MAX_REPLY_BYTES), a silent server is dropped after REPLY_DEADLINE_MS,
-    // and close() returns even when the server never answers QUIT.
+    // (MAX_REPLY_BYTES), at most MAX_PENDING commands wait (more fail at once),
+    // a command unanswered REPLY_DEADLINE_MS after it was sent drops the
+    // connection, and close() returns even when the server never answers QUIT.
     const connection = new RespConnection(options.url);
     owned = connection;
     client = { sendCommand: async <T>(args: ReadonlyArray<string>) => (await connection.send(args)) as T };

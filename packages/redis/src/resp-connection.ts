@@ -5,6 +5,7 @@
  * bounded amount of memory and time, and `close()` always returns.
  */
 import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
 import { AmpCorsError } from '@ampcors/core';
 
@@ -17,11 +18,23 @@ import { AmpCorsError } from '@ampcors/core';
  */
 export const MAX_REPLY_BYTES = 4096;
 /**
- * A connection on which commands wait this long without one complete reply is
- * dropped (its commands fail) and reopened: Redis itself answers other clients
- * with BUSY once a script runs past its 5 s `lua-time-limit`.
+ * A command must be answered within this long of being sent: once the oldest
+ * waiting command has waited this long, the connection is dropped (every
+ * waiting command fails) and reopened. Timed from each command's own send
+ * time, so a server that answers slowly but steadily cannot keep a connection
+ * whose queue only grows; Redis itself answers other clients with BUSY once a
+ * script runs past its 5 s `lua-time-limit`.
  */
 export const REPLY_DEADLINE_MS = 5000;
+/**
+ * Most commands waiting for a reply on one connection. While that many wait
+ * (a slow or hostile server, a flood of uncached questions), `send` rejects
+ * at once with `Redis is saturated (…)`, and a question becomes a
+ * `source-unavailable` denial: what a connection holds is bounded whatever the
+ * request rate. Commands whose caller gave up (a question past `timeoutMs`)
+ * keep their place until answered, since replies match commands by position.
+ */
+export const MAX_PENDING = 1024;
 /** How long `close()` waits for the answer to QUIT before destroying the socket. */
 export const CLOSE_TIMEOUT_MS = 500;
 /** Longest wait for a TCP (or TLS) connection to open. */
@@ -66,6 +79,16 @@ function endpointOf(url: string): Endpoint {
 interface Pending {
   resolve(reply: RespReply): void;
   reject(error: Error): void;
+  /** When it was written (`performance.now()`), for the reply deadline. */
+  readonly sentAt: number;
+}
+
+/** Limits of a {@link RespConnection}; the defaults are the exported constants, smaller values are for tests. */
+export interface RespConnectionLimits {
+  /** Most commands waiting for a reply (default {@link MAX_PENDING}). */
+  readonly maxPending?: number;
+  /** How long a command may wait for its reply (default {@link REPLY_DEADLINE_MS}). */
+  readonly replyDeadlineMs?: number;
 }
 
 /** The RESP2 encoding of one command. */
@@ -128,12 +151,16 @@ function parseReply(buffer: Buffer, start: number): { reply: RespReply | Error; 
  * A Redis connection that reconnects by itself (backing off up to 1 s), has
  * no offline queue (commands fail at once while it is down, except that the
  * first ones wait up to {@link CONNECT_TIMEOUT_MS} for the first connection),
+ * holds at most {@link MAX_PENDING} waiting commands (more fail at once),
  * drops a connection that misbehaves (invalid or oversized reply, unsolicited
- * bytes, no reply for {@link REPLY_DEADLINE_MS}), and whose `close()` always
- * resolves within {@link CLOSE_TIMEOUT_MS} plus a moment.
+ * bytes, a command unanswered {@link REPLY_DEADLINE_MS} after it was sent),
+ * and whose `close()` always resolves within {@link CLOSE_TIMEOUT_MS} plus a
+ * moment.
  */
 export class RespConnection {
   readonly #endpoint: Endpoint;
+  readonly #maxPending: number;
+  readonly #replyDeadlineMs: number;
   #socket: Socket | undefined;
   #ready = false;
   #closed = false;
@@ -141,7 +168,7 @@ export class RespConnection {
   #retries = 0;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Replies owed by the server, oldest first (the handshake's included). */
+  /** Replies owed by the server, oldest first (the handshake's included); at most #maxPending plus the handshake's and QUIT. */
   #pending: Pending[] = [];
   #buffer: Buffer = Buffer.alloc(0);
   /** Why the last handshake failed (TLS, or the server refusing AUTH or SELECT), for the error of a command that could not be sent. */
@@ -151,10 +178,13 @@ export class RespConnection {
 
   /**
    * @param url - `redis://[user:password@]host[:port][/db]` or `rediss://…` (TLS)
+   * @param limits - smaller limits than the exported constants (tests)
    * @throws AmpCorsError `invalid-option` for a URL that is not one.
    */
-  constructor(url: string) {
+  constructor(url: string, limits: RespConnectionLimits = {}) {
     this.#endpoint = endpointOf(url);
+    this.#maxPending = limits.maxPending ?? MAX_PENDING;
+    this.#replyDeadlineMs = limits.replyDeadlineMs ?? REPLY_DEADLINE_MS;
     this.#open();
   }
 
@@ -163,17 +193,35 @@ export class RespConnection {
     return this.#ready;
   }
 
-  /** Sends one command; resolves to its reply, rejects on an error reply or a lost connection. */
+  /** Commands sent and not yet answered (or failed), including those whose caller gave up. */
+  get pendingCount(): number {
+    return this.#pending.length;
+  }
+
+  /**
+   * Sends one command; resolves to its reply, rejects on an error reply or a
+   * lost connection, and rejects at once (`Redis is saturated (…)`) while
+   * {@link MAX_PENDING} commands already wait for a reply (or for the first
+   * connection).
+   */
   async send(args: readonly string[]): Promise<RespReply> {
     if (this.#closed) throw new Error('Redis connection closed');
-    if (!this.#ready && !this.#everConnected && !this.#closed) await this.#waitForFirstConnection();
+    if (!this.#ready && !this.#everConnected) {
+      if (this.#firstConnection.length >= this.#maxPending) throw this.#saturated('wait for the first connection');
+      await this.#waitForFirstConnection();
+    }
     if (!this.#ready || this.#socket === undefined) {
       const refused = this.#refusal === undefined ? '' : ` (${this.#refusal})`;
       throw new Error(
         this.#everConnected ? `Redis connection lost (reconnecting)${refused}` : `Redis did not accept a connection within ${CONNECT_TIMEOUT_MS} ms${refused}`,
       );
     }
+    if (this.#pending.length >= this.#maxPending) throw this.#saturated('wait for a reply');
     return this.#write(this.#socket, args);
+  }
+
+  #saturated(what: string): Error {
+    return new Error(`Redis is saturated (${this.#maxPending} commands ${what})`);
   }
 
   /**
@@ -213,19 +261,27 @@ export class RespConnection {
 
   #write(socket: Socket, args: readonly string[]): Promise<RespReply> {
     return new Promise<RespReply>((resolve, reject) => {
-      this.#pending.push({ resolve, reject });
-      if (this.#deadlineTimer === undefined) this.#armDeadline();
+      this.#pending.push({ resolve, reject, sentAt: performance.now() });
+      if (this.#deadlineTimer === undefined) this.#deadlineTimer = setTimeout(this.#onDeadline, this.#replyDeadlineMs);
       socket.write(encode(args));
     });
   }
 
-  /** (Re)starts the wait for the next complete reply. */
-  #armDeadline(): void {
-    clearTimeout(this.#deadlineTimer);
+  /**
+   * The reply deadline: one timer while commands wait, due when the oldest
+   * waiting command has waited #replyDeadlineMs. Replies do not re-arm it
+   * (a pipelined burst costs one timer, not one per reply): when it fires,
+   * the connection is dropped if the oldest command is that old, or the timer
+   * is set again for whatever the (newer) oldest command has left.
+   */
+  readonly #onDeadline = (): void => {
     this.#deadlineTimer = undefined;
-    if (this.#pending.length === 0) return;
-    this.#deadlineTimer = setTimeout(() => this.#drop(new Error(`Redis did not answer within ${REPLY_DEADLINE_MS} ms`)), REPLY_DEADLINE_MS);
-  }
+    const oldest = this.#pending[0];
+    if (oldest === undefined) return;
+    const waited = performance.now() - oldest.sentAt;
+    if (waited >= this.#replyDeadlineMs) this.#drop(new Error(`Redis did not answer within ${this.#replyDeadlineMs} ms`));
+    else this.#deadlineTimer = setTimeout(this.#onDeadline, this.#replyDeadlineMs - waited);
+  };
 
   #open(): void {
     const { host, port, tls } = this.#endpoint;
@@ -286,11 +342,14 @@ export class RespConnection {
         start = parsed.end;
         if (parsed.reply instanceof Error) waiting.reject(parsed.reply);
         else waiting.resolve(parsed.reply);
-        this.#armDeadline();
       }
     } catch (error) {
       this.#drop(error as Error);
       return;
+    }
+    if (this.#pending.length === 0 && this.#deadlineTimer !== undefined) {
+      clearTimeout(this.#deadlineTimer);
+      this.#deadlineTimer = undefined;
     }
     this.#buffer = this.#buffer.subarray(start);
   }

@@ -6,7 +6,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { cacheOrigin, createAsyncVerifier } from '@ampcors/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSE_TIMEOUT_MS, createRedisRegistry, MAX_REPLY_BYTES, type RedisRegistry } from '../src/index.js';
+import { CLOSE_TIMEOUT_MS, createRedisRegistry, MAX_PENDING, MAX_REPLY_BYTES, type RedisRegistry } from '../src/index.js';
 import { RespConnection } from '../src/resp-connection.js';
 
 /** A fake server: `onData` decides what each connection hears back. */
@@ -263,6 +263,202 @@ describe(`every reply is bounded: at most MAX_REPLY_BYTES (${MAX_REPLY_BYTES}) b
       const registry = registryAt(server.url);
       await expect(registry.size(), reply).rejects.toThrow(/invalid reply/);
       await registry.close();
+    }
+  });
+});
+
+/**
+ * A server that counts the PING commands of each connection and answers them
+ * (`+PONG`) only when the test says so: `answer(n)` sends the n oldest owed
+ * replies of the latest connection.
+ */
+async function countingRedis() {
+  const seen: { received: number; answered: number; socket: Socket }[] = [];
+  const server = await fakeRedis();
+  servers[servers.length - 1]?.on('connection', (socket: Socket) => {
+    const state = { received: 0, answered: 0, socket };
+    seen.push(state);
+    let tail = '';
+    socket.on('data', (chunk: Buffer) => {
+      const text = tail + chunk.toString('latin1');
+      state.received += text.split('\r\nPING\r\n').length - 1;
+      tail = text.slice(-7);
+    });
+  });
+  return {
+    ...server,
+    seen,
+    answer(n: number): void {
+      const state = seen[seen.length - 1];
+      if (state === undefined) return;
+      const count = Math.min(n, state.received - state.answered);
+      state.answered += count;
+      state.socket.write('+PONG\r\n'.repeat(count));
+    },
+  };
+}
+
+/** Waits until `condition()` holds, checking every 5 ms: the test's own hang detector gives up after 5 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within 5 s`);
+    await sleep(5);
+  }
+}
+
+describe('a bounded number of waiting commands (attacker\'s review, session 15: a server that answers too slowly)', () => {
+  it('at most maxPending commands wait for a reply: the next fails at once as saturated and is never sent; a reply frees a place', async () => {
+    const server = await countingRedis();
+    const connection = new RespConnection(server.url, { maxPending: 8, replyDeadlineMs: 60_000 });
+    try {
+      await until(() => connection.isReady, 'the connection');
+      const waiting = Array.from({ length: 8 }, () => connection.send(['PING']));
+      expect(connection.pendingCount).toBe(8);
+      await expect(connection.send(['PING'])).rejects.toThrow('Redis is saturated (8 commands wait for a reply)');
+      expect(connection.pendingCount).toBe(8);
+      await until(() => server.seen[0]?.received === 8, 'the server receiving the 8 commands');
+      server.answer(1);
+      await expect(waiting[0]).resolves.toBe('PONG');
+      expect(connection.pendingCount).toBe(7);
+      const ninth = connection.send(['PING']);
+      await expect(connection.send(['PING'])).rejects.toThrow(/saturated/);
+      await until(() => server.seen[0]?.received === 9, 'the server receiving the ninth command');
+      server.answer(8);
+      await expect(Promise.all([...waiting.slice(1), ninth])).resolves.toEqual(Array(8).fill('PONG'));
+      expect(connection.pendingCount).toBe(0);
+      // Saturation is not a fault of the connection: the same socket goes on.
+      expect(server.seen).toHaveLength(1);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it(`through the registry: with ${MAX_PENDING} questions waiting, the next is refused at once and the verifier denies it as source-unavailable`, async () => {
+    // Answers SCARD (so the connection is known to be up), never a question.
+    let questionsReceived = 0;
+    const server = await fakeRedis((socket, chunk) => {
+      const text = chunk.toString('latin1');
+      questionsReceived += text.split('\r\nHGET\r\n').length - 1;
+      if (text.includes('SCARD')) socket.write(':0\r\n');
+    });
+    const registry = createRedisRegistry({ url: server.url, timeoutMs: 60_000 });
+    registries.push(registry);
+    const verifier = createAsyncVerifier({ source: registry });
+    expect(await registry.size()).toBe(0);
+    const questions = Array.from({ length: MAX_PENDING + 50 }, (_, i) =>
+      registry.publisherOfPrefix(`p${i}-example-com`).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      ),
+    );
+    const verdict = await verifier.verify('https://one-more-example-com.cdn.ampproject.org');
+    expect(verdict).toMatchObject({ allowed: false, reason: 'source-unavailable' });
+    // The 50 over the cap failed without waiting for timeoutMs (a minute) or the reply deadline (5 s).
+    const settled = await Promise.race([Promise.all(questions.slice(MAX_PENDING)), sleep(2000).then(() => 'still waiting')]);
+    expect(settled).toEqual(Array(50).fill(`Redis is saturated (${MAX_PENDING} commands wait for a reply)`));
+    await until(() => questionsReceived === MAX_PENDING, 'the server receiving the questions under the cap');
+    await sleep(50);
+    expect(questionsReceived).toBe(MAX_PENDING);
+  });
+
+  it('the first commands wait for the first connection, at most maxPending of them', async () => {
+    // 10.255.255.1 is unroutable: the TCP connect neither succeeds nor fails within the test.
+    const connection = new RespConnection('redis://10.255.255.1:6379', { maxPending: 4 });
+    const waiting = Array.from({ length: 4 }, () => connection.send(['PING']).catch((error: Error) => error.message));
+    await expect(connection.send(['PING'])).rejects.toThrow('Redis is saturated (4 commands wait for the first connection)');
+    await connection.close();
+    expect(await Promise.all(waiting)).toEqual(Array(4).fill('Redis did not accept a connection within 1000 ms'));
+  });
+
+  it('a server that stops reading: the client holds at most maxPending commands whatever its socket buffers, then drops the connection at the reply deadline', async () => {
+    const server = await fakeRedis();
+    servers[servers.length - 1]?.on('connection', (socket: Socket) => socket.pause());
+    const connection = new RespConnection(server.url, { maxPending: 32, replyDeadlineMs: 1000 });
+    try {
+      await until(() => connection.isReady, 'the connection');
+      // 32 commands of 256 kB: 8 MB, more than the loopback buffers take, so most of it waits in the client's socket.
+      const big = 'x'.repeat(256 * 1024);
+      const waiting = Array.from({ length: 32 }, () => connection.send(['SET', 'k', big]).catch((error: Error) => error.message));
+      await expect(connection.send(['PING'])).rejects.toThrow('Redis is saturated (32 commands wait for a reply)');
+      expect(await within(Promise.all(waiting), 5000, 'the deadline')).toEqual(Array(32).fill('Redis did not answer within 1000 ms'));
+      expect(connection.pendingCount).toBe(0);
+      await until(() => server.connections.length === 2, 'the reconnection');
+    } finally {
+      await connection.close();
+      // A paused socket never reads the client's FIN: end the server's side too.
+      await server.stop();
+    }
+  });
+
+  it('a large write in progress (its socket over the high-water mark) does not refuse the questions behind it', async () => {
+    const server = await fakeRedis((socket, chunk) => {
+      const text = chunk.toString('latin1');
+      const commands = text.split('\r\nPING\r\n').length - 1 + text.split('\r\nSET\r\n').length - 1;
+      if (commands > 0) socket.write('+OK\r\n'.repeat(commands));
+    });
+    const connection = new RespConnection(server.url);
+    try {
+      await until(() => connection.isReady, 'the connection');
+      // A bulk load's batch is hundreds of kB: socket.write returns false, yet questions sent meanwhile are answered.
+      const write = connection.send(['SET', 'k', 'y'.repeat(4 * 1024 * 1024)]);
+      const questions = Array.from({ length: 100 }, () => connection.send(['PING']));
+      await expect(write).resolves.toBe('OK');
+      await expect(Promise.all(questions)).resolves.toEqual(Array(100).fill('OK'));
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describe('the reply deadline is timed from each command\'s send time (attacker\'s review, session 15)', () => {
+  it('a server answering one reply every 50 ms, with a 500 ms deadline and 40 commands waiting, is dropped once the oldest unanswered has waited 500 ms', async () => {
+    const server = await countingRedis();
+    const connection = new RespConnection(server.url, { maxPending: 1024, replyDeadlineMs: 500 });
+    const drip = setInterval(() => server.answer(1), 50);
+    try {
+      await until(() => connection.isReady, 'the connection');
+      const outcomes = Array.from({ length: 40 }, () => connection.send(['PING']).catch((error: Error) => error.message));
+      const results = await within(Promise.all(outcomes), 5000, 'the 40 commands');
+      // Replies kept coming every 50 ms (a deadline re-armed per reply would never fire), yet the connection was dropped:
+      // the first few were answered, every later one failed at the deadline, in order.
+      const answered = results.filter((r) => r === 'PONG').length;
+      expect(answered).toBeGreaterThan(0);
+      expect(answered).toBeLessThan(40);
+      expect(results).toEqual([...Array(answered).fill('PONG'), ...Array(40 - answered).fill('Redis did not answer within 500 ms')]);
+      await until(() => server.seen.length === 2, 'the reconnection');
+    } finally {
+      clearInterval(drip);
+      await connection.close();
+    }
+  });
+
+  it('commands waiting back to back for longer than the deadline in all, each answered within it, keep the connection', async () => {
+    const server = await countingRedis();
+    const connection = new RespConnection(server.url, { maxPending: 1024, replyDeadlineMs: 1000 });
+    try {
+      await until(() => connection.isReady, 'the connection');
+      // For 3 s (3 deadlines) a new command is sent every 20 ms and each is answered about 100 ms after it was
+      // sent, so some command is always waiting but none for 1 s; then one at a time, answered at once.
+      const outcomes: Promise<unknown>[] = [];
+      const started = Date.now();
+      while (Date.now() - started < 3000) {
+        outcomes.push(connection.send(['PING']));
+        const sent = outcomes.length;
+        setTimeout(() => server.answer(sent - (server.seen[0]?.answered ?? 0)), 100);
+        await sleep(20);
+      }
+      await expect(within(Promise.all(outcomes), 5000, 'the pipelined commands')).resolves.toEqual(Array(outcomes.length).fill('PONG'));
+      for (let i = 0; i < 10; i++) {
+        const reply = connection.send(['PING']);
+        await until(() => server.seen[0]?.received === outcomes.length + i + 1, 'the command');
+        server.answer(1);
+        await expect(reply).resolves.toBe('PONG');
+        await sleep(40);
+      }
+      expect(server.seen).toHaveLength(1);
+    } finally {
+      await connection.close();
     }
   });
 });
