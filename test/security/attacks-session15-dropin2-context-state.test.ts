@@ -10,7 +10,9 @@
  * request.body; Hono: variables, c.var, route parameters, route path, env, execution context, query, path, a
  * request header, a JSON body, validated header data, Cloudflare's cf), a loose function reading its data from
  * there is refused for a look-alike anyone can register, and every question saw the real request's data with
- * the asked `Origin`. Then: answers cannot write into the real request, no Node link leads back to the real
+ * the asked `Origin`. Then: answers cannot write into the real request, no Node or platform view of the request
+ * (`ctx.res.req`, `@hono/node-server`'s `env.outgoing.req`, AWS Lambda's `env.event` headers, Cloudflare Pages'
+ * `env.eventContext.request`, a FetchEvent's `request`, `hono/validator`'s header data) leads back to the real
  * `Origin`, and a route hono cannot show fails the credentialed allow.
  */
 import { ampCors as honoAmpCors } from '@ampcors/hono';
@@ -110,6 +112,13 @@ async function koaRead(place: KoaPlace, allows: (origin: string, domain: string)
   const res = await req;
   return { status: res.status, acao: res.headers['access-control-allow-origin'], credentials: res.headers['access-control-allow-credentials'], calls };
 }
+
+/** The platform objects hono's adapters pass: AWS Lambda's event, Cloudflare Pages' event context. */
+type PlatformEnv = {
+  event: { headers: Record<string, string>; multiValueHeaders: Record<string, string[]> };
+  eventContext: { request: Request };
+};
+type PlatformCtx = import('hono').Context<{ Bindings: PlatformEnv }>;
 
 type HonoEnv = { Variables: { tenant: string }; Bindings: { TENANT: string } };
 type HonoCtx = import('hono').Context<HonoEnv>;
@@ -319,6 +328,56 @@ describe('attack: what a question context writes, and where its links lead', () 
     const res = await request(getRequestListener(app.fetch)).get('/api').set('Origin', EVIL).set('Cookie', 'session=victim');
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     expect(res.status).toBe(500);
+  });
+
+  it.each([
+    ['AWS Lambda: c.env.event.headers', (c: PlatformCtx) => c.env.event.headers.origin],
+    ['AWS Lambda: c.env.event.multiValueHeaders', (c: PlatformCtx) => c.env.event.multiValueHeaders['Origin']?.[0]],
+    ['Cloudflare Pages: c.env.eventContext.request', (c: PlatformCtx) => c.env.eventContext.request.headers.get('origin')],
+    ['a FetchEvent: c.event.request', (c: PlatformCtx) => (c.event as unknown as { request: Request }).request.headers.get('origin')],
+    ['a FetchEvent: c.executionCtx.request', (c: PlatformCtx) => (c.executionCtx as unknown as { request: Request }).request.headers.get('origin')],
+  ] as const)("hono, the platform's view of the request (%s) shows the question's Origin", async (_name, read) => {
+    const platform = (raw: Request) => {
+      const waited: unknown[] = [];
+      const env = { event: { headers: { origin: EVIL }, multiValueHeaders: { Origin: [EVIL] } }, eventContext: { request: raw } };
+      const fetchEvent = { request: raw, respondWith() {}, waitUntil: (promise: unknown) => void waited.push(promise), passThroughOnException() {} };
+      return { env, fetchEvent, waited };
+    };
+    // The attacker's read, through the loose function.
+    const loose = new Hono<{ Bindings: PlatformEnv }>();
+    loose.use(honoAmpCors({ origin: (_o: string, c: never) => (read(c)?.endsWith('example.com') ? read(c) : null), credentials: true } as never) as never);
+    loose.get('/api', (c) => c.json({ secret: 'user data' }));
+    const raw = new Request('http://api.example.test/api', { headers: { Origin: EVIL } });
+    const { env, fetchEvent } = platform(raw);
+    const res = await loose.fetch(raw, env, fetchEvent as never);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.status).toBe(500);
+    // A tight function reading the same place answers its own origin, and the event's waitUntil works in every question.
+    const tight = new Hono<{ Bindings: PlatformEnv }>();
+    tight.use(
+      honoAmpCors({
+        origin: (_o: string, c: PlatformCtx) => {
+          c.executionCtx.waitUntil(Promise.resolve());
+          return read(c) === 'https://www.example.com' ? 'https://www.example.com' : null;
+        },
+        credentials: true,
+      } as never) as never,
+    );
+    tight.get('/api', (c) => c.json({ secret: 'user data' }));
+    const own = new Request('http://api.example.test/api', { headers: { Origin: 'https://www.example.com' } });
+    const ownPlatform = platform(own);
+    for (const view of [ownPlatform.env.event.headers, ownPlatform.env.event.multiValueHeaders]) {
+      if ('origin' in view) view.origin = 'https://www.example.com';
+      else view.Origin = ['https://www.example.com'];
+    }
+    const ok = await tight.fetch(own, ownPlatform.env, ownPlatform.fetchEvent as never);
+    expect([ok.status, ok.headers.get('access-control-allow-origin'), ok.headers.get('access-control-allow-credentials')]).toEqual([
+      200,
+      'https://www.example.com',
+      'true',
+    ]);
+    // The real call and the canary and look-alike questions (nine for www.example.com) all reached the real event.
+    expect(ownPlatform.waited.length).toBeGreaterThan(5);
   });
 
   it("hono/validator's header data shows the question's Origin", async () => {

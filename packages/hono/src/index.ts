@@ -92,11 +92,13 @@ let anyRouteLost = false;
  * (attacker's review, session 15: a bare context made a loose function that
  * reads its data from the context throw on every question, which counts as
  * "not allowed", so the guard passed), and an answer cannot change the
- * request's variables, body or response:
+ * request's variables, body or response (objects inside the variables are
+ * shared, not copied):
  *
  * 1. The raw request: URL, method, headers (the `Origin` replaced), and
  *    Cloudflare's `cf`.
- * 2. `env` ({@link envAbout}) and the execution context.
+ * 2. `env` ({@link envAbout}) and the execution context
+ *    ({@link executionAbout}), their views of the request made about `origin`.
  * 3. The route: path, match (its parameters, matched routes and route
  *    path) and route index. When the match cannot be read (hono before
  *    4.8), the context is noted in {@link routeLost}: the request's
@@ -107,8 +109,10 @@ let anyRouteLost = false;
  *    replaced.
  *
  * Not carried: the response so far (reading `c.res` would create it and
- * change how hono merges the handler's headers), and what earlier
- * middleware derived from the real `Origin` and stored.
+ * change how hono merges the handler's headers), and a body the real
+ * answer read from `c.req.raw` itself (the question's raw request has
+ * none). Not replaced: what earlier middleware derived from the real
+ * `Origin` and stored (a variable holding it), which questions read as is.
  */
 function contextAbout(c: Context, origin: string): Context {
   const real = c.req;
@@ -127,7 +131,9 @@ function contextAbout(c: Context, origin: string): Context {
     routeLost.add(c);
     anyRouteLost = true;
   }
-  const options = { env: envAbout(c.env, origin), executionCtx, path: real.path, matchResult } as ConstructorParameters<typeof Context>[1];
+  const options = { env: envAbout(c.env, origin, raw), executionCtx: executionAbout(executionCtx, raw), path: real.path, matchResult } as ConstructorParameters<
+    typeof Context
+  >[1];
   const question = new (c.constructor as typeof Context)(raw, options);
   const asked = question.req;
   asked.routeIndex = real.routeIndex;
@@ -151,21 +157,80 @@ function headerDataAbout(data: unknown, origin: string): unknown {
   return copy;
 }
 
+/** True for a non-null object. */
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+/** An own, writable, enumerable property of `value` (as a copy's own properties are). */
+function own(value: unknown): PropertyDescriptor {
+  return { value, writable: true, enumerable: true, configurable: true };
+}
+
+/** A copy of `value` (its own properties and prototype) with `replaced` over them. */
+function copyWith(value: object, replaced: PropertyDescriptorMap): object {
+  return Object.create(Object.getPrototypeOf(value) as object | null, { ...Object.getOwnPropertyDescriptors(value), ...replaced }) as object;
+}
+
+/** A header map (`{ name: value }` or `{ name: [values] }`) with every `Origin` entry, in any case, made `origin`. */
+function headerMapAbout(headers: unknown, origin: string, many: boolean): unknown {
+  if (!isObject(headers)) return headers;
+  const replaced: PropertyDescriptorMap = {};
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'origin') replaced[name] = own(many ? [origin] : origin);
+  return copyWith(headers, replaced);
+}
+
 /**
- * `env`, with `@hono/node-server`'s Node request (`env.incoming`) made about
- * `origin` too, and its Node response (`env.outgoing`) leading to that
- * request (Node's `res.req`): an answer reading their headers sees the
- * question's `Origin`. The copy keeps `env`'s other properties and prototype.
+ * `env` with the platform's own views of the request made about `origin`,
+ * so that an answer reading their headers sees the question's `Origin`;
+ * `env` itself when it has none (a copy keeps its other properties and
+ * prototype):
+ *
+ * 1. `@hono/node-server`: the Node request (`env.incoming`), and the Node
+ *    response (`env.outgoing`) leading to it (Node's `res.req`).
+ * 2. AWS Lambda (`hono/aws-lambda`): the event's `headers` and
+ *    `multiValueHeaders`.
+ * 3. Cloudflare Pages (`hono/cloudflare-pages`): the event context's
+ *    `request`, which is `raw`.
+ *
+ * Not replaced: Lambda@Edge's `event.Records[…].cf.request`.
  */
-function envAbout(env: unknown, origin: string): unknown {
-  const incoming = (env as { incoming?: unknown } | null | undefined)?.incoming;
-  if (typeof incoming !== 'object' || incoming === null) return env;
-  const req = nodeRequestAbout(incoming, origin);
-  const outgoing = (env as { outgoing?: unknown }).outgoing;
-  const node: PropertyDescriptorMap = { incoming: { value: req, writable: true, enumerable: true, configurable: true } };
-  if (typeof outgoing === 'object' && outgoing !== null)
-    node['outgoing'] = { value: Object.create(outgoing, { req: { value: req } }) as object, writable: true, enumerable: true, configurable: true };
-  return Object.create(Object.getPrototypeOf(env) as object | null, { ...Object.getOwnPropertyDescriptors(env), ...node }) as unknown;
+function envAbout(env: unknown, origin: string, raw: Request): unknown {
+  if (!isObject(env)) return env;
+  const { incoming, outgoing, event, eventContext } = env as { incoming?: unknown; outgoing?: unknown; event?: unknown; eventContext?: unknown };
+  const views: PropertyDescriptorMap = {};
+  // 1. Node's request and response.
+  if (isObject(incoming)) {
+    const req = nodeRequestAbout(incoming, origin);
+    views['incoming'] = own(req);
+    if (isObject(outgoing)) views['outgoing'] = own(Object.create(outgoing, { req: { value: req } }));
+  }
+  // 2. Lambda's event.
+  if (isObject(event) && ('headers' in event || 'multiValueHeaders' in event)) {
+    const { headers, multiValueHeaders } = event as { headers?: unknown; multiValueHeaders?: unknown };
+    views['event'] = own(
+      copyWith(event, { headers: own(headerMapAbout(headers, origin, false)), multiValueHeaders: own(headerMapAbout(multiValueHeaders, origin, true)) }),
+    );
+  }
+  // 3. The Pages event context's request.
+  if (isObject(eventContext) && 'request' in eventContext) views['eventContext'] = own(Object.create(eventContext, { request: { value: raw } }));
+  return Object.keys(views).length === 0 ? env : copyWith(env, views);
+}
+
+/**
+ * The execution context of a question: `executionCtx` itself, or, for a
+ * `FetchEvent` (a service worker's, Cloudflare's service-worker format),
+ * a view whose `request` is `raw`, its `waitUntil` and
+ * `passThroughOnException` those of the real event.
+ */
+function executionAbout(executionCtx: unknown, raw: Request): unknown {
+  if (!isObject(executionCtx) || !('request' in executionCtx)) return executionCtx;
+  const view: PropertyDescriptorMap = { request: { value: raw } };
+  for (const name of ['waitUntil', 'passThroughOnException']) {
+    const method: unknown = (executionCtx as Record<string, unknown>)[name];
+    if (typeof method === 'function') view[name] = { value: (method as (...args: unknown[]) => unknown).bind(executionCtx) };
+  }
+  return Object.create(executionCtx, view) as unknown;
 }
 
 /** Extends `Vary` and sets the plan's headers on `into`; on immutable headers the first `set` throws, so nothing is half-applied. */
