@@ -6,10 +6,10 @@
 // +236 MB of heap after GC, growing linearly. Now at most MAX_PENDING commands wait (more fail at once as
 // "saturated", a `source-unavailable` denial) and a command unanswered 5 s after it was sent drops the
 // connection. An honest Redis that falls behind is the same case.
+import { createServer, type Server, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createServer, type Server, type Socket } from 'node:net';
-import { createAsyncVerifier, type VerifyResult } from '@ampcors/core';
+import { createAsyncVerifier, type Verdict } from '@ampcors/core';
 import { createRedisRegistry, MAX_PENDING, REPLY_DEADLINE_MS, type RedisRegistry } from '@ampcors/redis';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -82,7 +82,7 @@ describe('attack: a Redis that drips one reply a second, under a flood of unseen
       for (let i = 0; i < 20_000; i++) {
         const origin = `https://r${round}-p${i}-example-com.cdn.ampproject.org`;
         asked.push(
-          Promise.resolve(verifier.verify(origin)).then((verdict: VerifyResult) => {
+          Promise.resolve(verifier.verify(origin)).then((verdict: Verdict) => {
             if (verdict.allowed) allowed++;
             else reasons.set(verdict.reason, (reasons.get(verdict.reason) ?? 0) + 1);
           }),

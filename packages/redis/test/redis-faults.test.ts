@@ -307,7 +307,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-describe('a bounded number of waiting commands (attacker\'s review, session 15: a server that answers too slowly)', () => {
+describe("a bounded number of waiting commands (attacker's review, session 15: a server that answers too slowly)", () => {
   it('at most maxPending commands wait for a reply: the next fails at once as saturated and is never sent; a reply frees a place', async () => {
     const server = await countingRedis();
     const connection = new RespConnection(server.url, { maxPending: 8, replyDeadlineMs: 60_000 });
@@ -411,7 +411,7 @@ describe('a bounded number of waiting commands (attacker\'s review, session 15: 
   });
 });
 
-describe('the reply deadline is timed from each command\'s send time (attacker\'s review, session 15)', () => {
+describe("the reply deadline is timed from each command's send time (attacker's review, session 15)", () => {
   it('a server answering one reply every 50 ms, with a 500 ms deadline and 40 commands waiting, is dropped once the oldest unanswered has waited 500 ms', async () => {
     const server = await countingRedis();
     const connection = new RespConnection(server.url, { maxPending: 1024, replyDeadlineMs: 500 });
