@@ -140,36 +140,85 @@ export function createCorsPackagePolicy(options: CorsPackageOptions | undefined,
   return { policy, decide: (request) => policy.decide(request, source, opts) };
 }
 
-/** Items of an array option compared or keyed one by one, at most (a longer array is compared by identity and length: the cost per answer stays bounded). */
+/** Items of an array option keyed one by one, at most (a longer array's answer is remembered by object, see {@link walkContents}). */
 const MAX_COMPARED_ITEMS = 256;
 /** Answers remembered by their content, at most (then all forgotten at once: forgetting only costs compiling again). */
 const MAX_KEYED_ANSWERS = 256;
 /** The longest content key remembered; a longer answer is remembered by object. */
 const MAX_KEY_LENGTH = 4096;
+/**
+ * How deep {@link walkContents} reads inside an options object: as deep as
+ * the configuration reads (`caches` → a cache → its fields; `email` →
+ * `senders` → a sender). A value deeper down is compared by identity (and a
+ * cycle ends there).
+ */
+const MAX_CONTENT_DEPTH = 3;
 
 /**
- * What an options object holds: the name and value of each of its
- * properties and of its prototypes' (but `Object.prototype`'s), enumerable
- * or not, as the configuration reads them, and an array value's length and
- * items (at most {@link MAX_COMPARED_ITEMS}), compared one by one with
- * {@link sameContents}.
+ * Walks what an options object holds, as the configuration reads it, giving
+ * each value read to `visit` in order (stopping as soon as `visit` answers
+ * false; returns false then): the name and value of each of its properties
+ * and of its prototypes' (but `Object.prototype`'s), enumerable or not, and,
+ * inside each value, an array's length and EVERY item, and a plain object's
+ * (prototype `Object.prototype` or `null`) property names and values, down
+ * to {@link MAX_CONTENT_DEPTH}, and a RegExp's own properties but
+ * `lastIndex` (its source and flags cannot change, and the compiled option
+ * never reads its `lastIndex`: a `g` or `y` pattern is cloned without them).
+ * Anything else (a function, a verifier, a class instance, a byte array) is
+ * one value, compared by identity. Every item, however long the array: an
+ * answer edited in place at the same length (an origin removed, another put
+ * in its place) must not keep its old policy; the cost is the size of the
+ * application's own answer (one comparison per item per request), never the
+ * attacker's.
  */
-function contentsOf(options: object): unknown[] {
-  const contents: unknown[] = [];
+function walkContents(value: unknown, depth: number, visit: (read: unknown) => boolean): boolean {
+  if (!visit(value)) return false;
+  if (typeof value !== 'object' || value === null || depth >= MAX_CONTENT_DEPTH) return true;
+  if (Array.isArray(value)) {
+    const items = value as unknown[];
+    if (!visit(items.length)) return false;
+    for (let at = 0; at < items.length; at++) {
+      const item = items[at];
+      // Strings and other primitives (an origin list's items) need no descent.
+      if (typeof item !== 'object' || item === null ? !visit(item) : !walkContents(item, depth + 1, visit)) return false;
+    }
+    return true;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  // A RegExp's own properties but `lastIndex` (an own `test` or `exec` is what the compiled option calls).
+  const regExp = value instanceof RegExp;
+  if (prototype !== Object.prototype && prototype !== null && !regExp) return true;
+  for (const name of Object.getOwnPropertyNames(value)) {
+    if (regExp && name === 'lastIndex') continue;
+    if (!visit(name) || !walkContents((value as Record<string, unknown>)[name], depth + 1, visit)) return false;
+  }
+  return true;
+}
+
+/** {@link walkContents} over an options object: each property of it and of its prototypes (but `Object.prototype`'s), its name then its value. */
+function walkOptions(options: object, visit: (read: unknown) => boolean): boolean {
   for (let holder: object | null = options; holder !== null && holder !== Object.prototype; holder = Object.getPrototypeOf(holder) as object | null) {
     for (const name of Object.getOwnPropertyNames(holder)) {
-      const value: unknown = (options as Record<string, unknown>)[name];
-      contents.push(name, value);
-      if (!Array.isArray(value)) continue;
-      contents.push(value.length);
-      if (value.length <= MAX_COMPARED_ITEMS) for (const item of value as unknown[]) contents.push(item);
+      if (!visit(name) || !walkContents((options as Record<string, unknown>)[name], 1, visit)) return false;
     }
   }
+  return true;
+}
+
+/** What an options object holds now ({@link walkOptions}), as a list of the values read. */
+function contentsOf(options: object): unknown[] {
+  const contents: unknown[] = [];
+  walkOptions(options, (read) => {
+    contents.push(read);
+    return true;
+  });
   return contents;
 }
 
-function sameContents(a: readonly unknown[], b: readonly unknown[]): boolean {
-  return a.length === b.length && a.every((item, at) => Object.is(item, b[at]));
+/** Whether an options object holds what `known` ({@link contentsOf}, earlier) held: every value read is the same (`Object.is`), in order; stops at the first difference, without building a list. */
+function holdsContents(options: object, known: readonly unknown[]): boolean {
+  let at = 0;
+  return walkOptions(options, (read) => at < known.length && Object.is(read, known[at++])) && at === known.length;
 }
 
 /**
@@ -222,10 +271,14 @@ function contentKeyOf(options: object): string | undefined {
  * answer of data only (strings, numbers, booleans, RegExps, arrays of them:
  * `{ origin: A, credentials: true }` written anew per request) by its
  * content ({@link contentKeyOf}; at most {@link MAX_KEYED_ANSWERS} remembered),
- * any other (holding a function, a verifier, an object) by object, and again
- * whenever what it holds changed since ({@link contentsOf}): a delegate that
- * writes the request's Origin into one shared object is judged on what it
- * answers now, not on what it held first (see delegate-guard.ts).
+ * any other (holding a function, a verifier, an object, an array of more
+ * than {@link MAX_COMPARED_ITEMS} items) by object, and again whenever
+ * anything it holds changed since, every item of every array and the fields
+ * of nested plain objects included ({@link walkContents}): a delegate that
+ * writes the request's Origin into one shared object, or an application
+ * that edits its shared answer in place (an origin of a long list removed,
+ * another put in its place), is judged on what the answer holds now, not on
+ * what it held first (see delegate-guard.ts).
  * `undefined` is no options, as `ampCors()`.
  *
  * @param entry - the entry point named in error messages
@@ -248,9 +301,9 @@ export function corsPackagePolicies(entry: string): (options: CorsPackageOptions
       }
       return configured;
     }
-    const contents = contentsOf(options);
     const known = byObject.get(options);
-    if (known !== undefined && sameContents(known.contents, contents)) return known.configured;
+    if (known !== undefined && holdsContents(options, known.contents)) return known.configured;
+    const contents = contentsOf(options);
     const configured = createCorsPackagePolicy(options, entry);
     byObject.set(options, { configured, contents });
     return configured;

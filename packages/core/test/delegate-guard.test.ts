@@ -496,6 +496,80 @@ describe("corsPackagePolicies: each answer compiled once, never another answer's
     expect(policyOf(new Options())).not.toBe(policyOf(new Options()));
   });
 
+  // Attacker's review, session 15 (helper-55's lead, fixed by helper-58): items past the 256th and nested objects were not compared.
+  it('property: a shared answer whose long array (257 to 3,000 items) is edited in place at the same length is compiled again, wherever the edit', () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    fc.assert(
+      fc.property(fc.integer({ min: 257, max: 3000 }), fc.nat(), fc.constantFrom('origin', 'origins'), (count, seed, key) => {
+        const list = Array.from({ length: count }, (_, i) => `https://p${i}.example`);
+        const options = key === 'origin' ? { origin: list, credentials: true } : { publishers: ['example.com'], origins: list };
+        const first = policyOf(options as CorsPackageOptions);
+        expect(policyOf(options as CorsPackageOptions)).toBe(first); // unchanged: remembered
+        const at = seed % count;
+        const removed = list[at] as string;
+        list[at] = B;
+        const second = policyOf(options as CorsPackageOptions);
+        expect(second).not.toBe(first);
+        expect(grantsCredentials({ decision: second.decide(get(removed)) as CorsDecision }, removed)).toBe(false);
+        expect(grantsCredentials({ decision: second.decide(get(B)) as CorsDecision }, B)).toBe(true);
+        expect(policyOf(options as CorsPackageOptions)).toBe(second);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('nested plain objects are compared field by field: a cache, email.senders and email.clientOrigins edited in place', () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    const options = {
+      origins: [A],
+      email: { senders: ['a@example.com'], clientOrigins: ['https://mail.example'] },
+      caches: [{ id: 'google', name: 'Google AMP Cache', cacheDomain: 'cdn.ampproject.org' }],
+    };
+    let last = policyOf(options as CorsPackageOptions);
+    const edits: Array<() => void> = [
+      () => (options.email.senders[0] = 'b@example.com'),
+      () => (options.email.clientOrigins[0] = 'https://mail2.example'),
+      () => ((options.caches[0] as { name: string }).name = 'renamed'),
+      () => ((options.email as { senders: string[] }).senders = ['b@example.com']),
+    ];
+    for (const edit of edits) {
+      edit();
+      const next = policyOf(options as CorsPackageOptions);
+      expect(next).not.toBe(last);
+      expect(policyOf(options as CorsPackageOptions)).toBe(next);
+      last = next;
+    }
+    // The sender removed in place is no longer answered.
+    const senders = (policy: ReturnType<typeof policyOf>, sender: string) =>
+      header((policy.decide({ method: 'POST', origin: A, emailSender: sender } as CorsRequest) as CorsDecision).plan, 'amp-email-allow-sender');
+    expect(senders(last, 'a@example.com')).toBeUndefined();
+  });
+
+  it("a RegExp's lastIndex moving keeps the policy; an own test put on it compiles again; deep or cyclic nesting stays bounded", () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    const global = /^https:\/\/b\.example$/g;
+    const pattern = /^https:\/\/a\.example$/;
+    const verifier = { verify: () => ({ allowed: false as const, origin: null, reason: 'unknown-origin' as const, detail: 'no' }) };
+    const options: Record<string, unknown> = { origin: [global, pattern], credentials: true, verifier };
+    const first = policyOf(options as CorsPackageOptions);
+    for (const at of [5, 0, 3]) {
+      global.lastIndex = at;
+      pattern.lastIndex = at;
+      expect(policyOf(options as CorsPackageOptions)).toBe(first);
+      expect(grantsCredentials({ decision: first.decide(get(B)) as CorsDecision }, B)).toBe(true);
+    }
+    expect(grantsCredentials({ decision: first.decide(get(A)) as CorsDecision }, A)).toBe(true);
+    Object.assign(pattern, { test: () => false });
+    const second = policyOf(options as CorsPackageOptions);
+    expect(second).not.toBe(first);
+    expect(grantsCredentials({ decision: second.decide(get(A)) as CorsDecision }, A)).toBe(false);
+    // A cycle inside an object the configuration never reads (a verifier's own fields) ends the walk by depth.
+    const cyclic: Record<string, unknown> = { verify: verifier.verify };
+    cyclic.self = cyclic;
+    const holder = { origin: [A], credentials: true, verifier: cyclic };
+    expect(policyOf(holder as CorsPackageOptions)).toBe(policyOf(holder as CorsPackageOptions));
+  });
+
   it('bounded: past 256 answers remembered by content, all are forgotten at once (then compiled again)', () => {
     const policyOf = corsPackagePolicies(ENTRY);
     const first = policyOf({ origin: A, credentials: true });
