@@ -114,32 +114,29 @@ let anyRouteLost = false;
  * none). Not replaced: what earlier middleware derived from the real
  * `Origin` and stored (a variable holding it), which questions read as is.
  */
-function contextAbout(c: Context, origin: string): Context {
+function contextAbout(c: Context, origin: string, shared: Shared): Context {
   const real = c.req;
-  // 1. The raw request.
-  const headers = new Headers(real.raw.headers);
-  headers.set('origin', origin);
-  const raw = new Request(real.raw.url, { method: real.raw.method, headers });
-  const cf: unknown = (real.raw as { cf?: unknown }).cf;
-  if (cf !== undefined) Object.defineProperty(raw, 'cf', { value: cf, enumerable: true });
+  // 1. The raw request, made when first read (most functions read only the origin they are given).
+  let raw: Request | undefined;
+  const rawOf = (): Request => (raw ??= rawAbout(real.raw, shared.headers, origin));
   // 2. and 3. The environment, the execution context and the route.
-  // The getter throws when the context has none.
-  const executionCtx = readOr(() => c.executionCtx, undefined);
-  const key = matchKeyOf(real);
-  const matchResult: unknown = key === null ? undefined : (real as unknown as Record<symbol, unknown>)[key];
-  if (matchResult === undefined) {
-    routeLost.add(c);
-    anyRouteLost = true;
-  }
-  const options = { env: envAbout(c.env, origin, raw), executionCtx: executionAbout(executionCtx, raw), path: real.path, matchResult } as ConstructorParameters<
-    typeof Context
-  >[1];
-  const question = new (c.constructor as typeof Context)(raw, options);
+  const options = {
+    env: envAbout(c.env, origin, rawOf),
+    executionCtx: executionAbout(shared.executionCtx, rawOf),
+    path: real.path,
+    matchResult: shared.matchResult,
+  } as ConstructorParameters<typeof Context>[1];
+  const question = new (c.constructor as typeof Context)(questionPlaceholder(), options);
   const asked = question.req;
+  Object.defineProperty(asked, 'raw', {
+    get: rawOf,
+    set: (value: Request) => void (raw = value),
+    enumerable: true,
+    configurable: true,
+  });
   asked.routeIndex = real.routeIndex;
   // 4. The variables.
-  const variables = c.var as Record<string | symbol, unknown>;
-  for (const name of Reflect.ownKeys(variables)) question.set(name as never, variables[name] as never);
+  for (const [name, value] of shared.variables) question.set(name as never, value as never);
   // 5. The body read so far, and the validated data.
   asked.bodyCache = Object.create(real.bodyCache) as typeof asked.bodyCache;
   for (const target of VALIDATED) {
@@ -147,6 +144,72 @@ function contextAbout(c: Context, origin: string): Context {
     if (data !== undefined) asked.addValidatedData(target as never, (target === 'header' ? headerDataAbout(data, origin) : data) as never);
   }
   return question;
+}
+
+/** What the questions about one request share, read once per request ({@link questionContexts}). */
+interface Shared {
+  /** The request's headers as `{ name: value }`. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Its execution context, or `undefined`. */
+  readonly executionCtx: unknown;
+  /** Its route match, or `undefined` when hono does not show it. */
+  readonly matchResult: unknown;
+  /** Its variables. */
+  readonly variables: ReadonlyArray<readonly [string | symbol, unknown]>;
+}
+
+/**
+ * The question contexts of one middleware ({@link contextAbout}), with what
+ * the questions about one request share read at its first question: its
+ * headers, execution context (whose getter throws, at some cost, when there
+ * is none), route match (when hono does not show it, the request is noted
+ * in {@link routeLost}) and variables. A middleware asks its questions
+ * about a request together, after the function answered the request
+ * itself and before any later middleware runs, so these do not change
+ * between them (another ampCors middleware has its own).
+ */
+function questionContexts(): (c: Context, origin: string) => Context {
+  // The ten or so questions about one allowed credentialed request share one read.
+  const sharedByContext = new WeakMap<Context, Shared>();
+  return (c, origin) => contextAbout(c, origin, sharedOf(c, sharedByContext));
+}
+
+/** {@link Shared} of `c`, read once into `sharedByContext`. */
+function sharedOf(c: Context, sharedByContext: WeakMap<Context, Shared>): Shared {
+  let shared = sharedByContext.get(c);
+  if (shared !== undefined) return shared;
+  const real = c.req;
+  const key = matchKeyOf(real);
+  const matchResult: unknown = key === null ? undefined : (real as unknown as Record<symbol, unknown>)[key];
+  if (matchResult === undefined) {
+    routeLost.add(c);
+    anyRouteLost = true;
+  }
+  const variables = c.var as Record<string | symbol, unknown>;
+  shared = {
+    headers: Object.fromEntries(real.raw.headers),
+    // The getter throws when the context has none.
+    executionCtx: readOr(() => c.executionCtx, undefined),
+    matchResult,
+    variables: Reflect.ownKeys(variables).map((name) => [name, variables[name]] as const),
+  };
+  sharedByContext.set(c, shared);
+  return shared;
+}
+
+/** The raw request of a question: `real`'s URL, method and headers with `origin`, and Cloudflare's `cf`. */
+function rawAbout(real: Request, headers: Readonly<Record<string, string>>, origin: string): Request {
+  const raw = new Request(real.url, { method: real.method, headers: { ...headers, origin } });
+  const cf: unknown = (real as { cf?: unknown }).cf;
+  if (cf !== undefined) Object.defineProperty(raw, 'cf', { value: cf, enumerable: true });
+  return raw;
+}
+
+let placeholder: Request | undefined;
+
+/** What a question context is made with before its request's `raw` is replaced by the question's (hono reads it only to make `c.req`): a request without headers. */
+function questionPlaceholder(): Request {
+  return (placeholder ??= new Request('https://ampcors-question.invalid/'));
 }
 
 /** `hono/validator`'s `header` data with every `origin` key (any case) made `origin`. */
@@ -191,11 +254,11 @@ function headerMapAbout(headers: unknown, origin: string, many: boolean): unknow
  * 2. AWS Lambda (`hono/aws-lambda`): the event's `headers` and
  *    `multiValueHeaders`.
  * 3. Cloudflare Pages (`hono/cloudflare-pages`): the event context's
- *    `request`, which is `raw`.
+ *    `request`, the question's raw request (`rawOf`).
  *
  * Not replaced: Lambda@Edge's `event.Records[…].cf.request`.
  */
-function envAbout(env: unknown, origin: string, raw: Request): unknown {
+function envAbout(env: unknown, origin: string, rawOf: () => Request): unknown {
   if (!isObject(env)) return env;
   const { incoming, outgoing, event, eventContext } = env as { incoming?: unknown; outgoing?: unknown; event?: unknown; eventContext?: unknown };
   const views: PropertyDescriptorMap = {};
@@ -213,19 +276,19 @@ function envAbout(env: unknown, origin: string, raw: Request): unknown {
     );
   }
   // 3. The Pages event context's request.
-  if (isObject(eventContext) && 'request' in eventContext) views['eventContext'] = own(Object.create(eventContext, { request: { value: raw } }));
+  if (isObject(eventContext) && 'request' in eventContext) views['eventContext'] = own(Object.create(eventContext, { request: { get: rawOf } }));
   return Object.keys(views).length === 0 ? env : copyWith(env, views);
 }
 
 /**
  * The execution context of a question: `executionCtx` itself, or, for a
  * `FetchEvent` (a service worker's, Cloudflare's service-worker format),
- * a view whose `request` is `raw`, its `waitUntil` and
+ * a view whose `request` is the question's raw request (`rawOf`), its `waitUntil` and
  * `passThroughOnException` those of the real event.
  */
-function executionAbout(executionCtx: unknown, raw: Request): unknown {
+function executionAbout(executionCtx: unknown, rawOf: () => Request): unknown {
   if (!isObject(executionCtx) || !('request' in executionCtx)) return executionCtx;
-  const view: PropertyDescriptorMap = { request: { value: raw } };
+  const view: PropertyDescriptorMap = { request: { get: rawOf } };
   for (const name of ['waitUntil', 'passThroughOnException']) {
     const method: unknown = (executionCtx as Record<string, unknown>)[name];
     if (typeof method === 'function') view[name] = { value: (method as (...args: unknown[]) => unknown).bind(executionCtx) };
@@ -267,7 +330,7 @@ const FAILED = { headers: [['Content-Type', 'text/plain; charset=utf-8']], vary:
 export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Variables: AmpCorsVariables }> {
   const cors = createHonoCorsPolicy<Context>(
     options,
-    { probe: (origin) => new Context(new Request('https://ampcors-probe.invalid/', { headers: { origin } })), about: contextAbout },
+    { probe: (origin) => new Context(new Request('https://ampcors-probe.invalid/', { headers: { origin } })), about: questionContexts() },
     'ampCors (@ampcors/hono)',
   );
   return async function ampCorsMiddleware(c, next) {
