@@ -275,18 +275,26 @@ function contextAbout(ctx: KoaCorsContext, origin: string): object {
   return view;
 }
 
-/** `error` (an Error, or one made of it) with `headers` merged into its `headers` for Koa's error response, `Vary: Origin` appended as `@koa/cors` does. */
+/**
+ * The error Koa answers for `error`: a new object inheriting from it (its
+ * message, status, `expose`, stack, class) whose own `headers` are the
+ * thrown error's `headers` with `headers` merged in and `vary` appended to
+ * its `Vary`, as `@koa/cors` does. The thrown object itself is never
+ * changed (`@koa/cors` writes into it): one error thrown on several
+ * requests (a module-level promise that rejected once, a library's error
+ * constant) would otherwise carry one request's CORS headers into every
+ * later answer built from it, on routes that deny the origin or send no
+ * credentials, and between requests in flight at once (SECURITY.md,
+ * attacker's review, session 15). A thrown value that is not an Error
+ * becomes one.
+ */
 function withErrorHeaders(error: unknown, headers: Readonly<Record<string, string>>, vary: readonly string[]): unknown {
-  const target = error instanceof Error ? error : new Error(String(error));
-  const carried = (target as { headers?: Record<string, string> }).headers ?? {};
+  const thrown = error instanceof Error ? error : new Error(String(error));
+  const carried = (thrown as { headers?: Record<string, string> }).headers ?? {};
   const merged = appendVary(carried.vary ?? carried.Vary, vary);
   const { Vary: _dropped, ...others } = carried;
-  try {
-    (target as { headers?: Record<string, string> }).headers = { ...others, ...headers, vary: merged };
-  } catch {
-    // A frozen error keeps its headers; Koa still answers 500.
-  }
-  return target;
+  // Defined, not assigned: an inherited read-only `headers` (a frozen error) does not stop this request's own.
+  return Object.create(thrown, { headers: { value: { ...others, ...headers, vary: merged }, writable: true, enumerable: true, configurable: true } }) as Error;
 }
 
 const VARY_ORIGIN: readonly string[] = ['Origin'];
