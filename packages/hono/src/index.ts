@@ -96,7 +96,8 @@ let anyRouteLost = false;
  * shared, not copied):
  *
  * 1. The raw request: URL, method, headers (the `Origin` replaced), and
- *    Cloudflare's `cf`.
+ *    Cloudflare's `cf`, made when first read (most functions read only the
+ *    origin they are given).
  * 2. `env` ({@link envAbout}) and the execution context
  *    ({@link executionAbout}), their views of the request made about `origin`.
  * 3. The route: path, match (its parameters, matched routes and route
@@ -113,10 +114,12 @@ let anyRouteLost = false;
  * answer read from `c.req.raw` itself (the question's raw request has
  * none). Not replaced: what earlier middleware derived from the real
  * `Origin` and stored (a variable holding it), which questions read as is.
+ *
+ * @param shared - what the questions about `c` share ({@link questionContexts})
  */
 function contextAbout(c: Context, origin: string, shared: Shared): Context {
   const real = c.req;
-  // 1. The raw request, made when first read (most functions read only the origin they are given).
+  // 1. The raw request, made when first read.
   let raw: Request | undefined;
   const rawOf = (): Request => (raw ??= rawAbout(real.raw, shared.headers, origin));
   // 2. and 3. The environment, the execution context and the route.
