@@ -31,16 +31,59 @@ const CANARY_DIGITS = Array.from({ length: 12 }, () => String(Math.floor(Math.ra
  */
 const CANARY_HOSTS: readonly string[] = [`${CANARY_LABEL}.invalid`, `${CANARY_LABEL}.com`, `${CANARY_LABEL}.cdn.ampproject.org`, `www.${CANARY_LABEL}.org`];
 
+/** A random whole number from `min` to `max` inclusive (`Math.random`, as {@link randomLetters}). */
+function randomBetween(min: number, max: number): number {
+  return min + Math.floor(Math.random() * (max - min + 1));
+}
+
+/**
+ * Three IPv4 addresses drawn once per process, one in each documentation
+ * range (RFC 5737: 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24): what a
+ * pattern allowing every IP address (`\d+\.\d+\.\d+\.\d+`, `^https:\/\/\d`)
+ * matches, and no real site serves. A list may name a documentation address
+ * (tests do): each is asked with a second one of another range as its
+ * confirmation, and only both allowed count.
+ */
+const CANARY_IPV4: readonly [string, string, string] = [
+  `192.0.2.${randomBetween(1, 254)}`,
+  `198.51.100.${randomBetween(1, 254)}`,
+  `203.0.113.${randomBetween(1, 254)}`,
+];
+
+/**
+ * An IPv6 address drawn once per process in the documentation range
+ * 2001:db8::/32 (RFC 3849), bracketed as an origin writes it: six random
+ * groups of four hex digits, none starting with 0, so that the text is the
+ * canonical one; 96 random bits no list names.
+ */
+const CANARY_IPV6 = `[2001:db8:${Array.from({ length: 6 }, () => randomBetween(0x1000, 0xffff).toString(16)).join(':')}]`;
+
+/** A canary origin, and a second one that must be allowed too for the first to count (for a canary a list could name: a documentation IPv4 address). */
+interface Canary {
+  /** The canary origin. */
+  readonly origin: string;
+  /** Its confirmation, asked only once `origin` was allowed. */
+  readonly confirm?: string;
+}
+
 /**
  * The canary origins an origin option is asked about at construction: every
- * host of {@link CANARY_HOSTS} over `https`, plus `http` and a port. An
- * option that allows any of them allows origins its author never named,
- * that is, every origin for practical purposes.
+ * host of {@link CANARY_HOSTS} over `https`, plus `http` and a port; the
+ * IPv4 and IPv6 canaries the same three ways. An option that allows any of
+ * them allows origins its author never named, that is, every origin (or
+ * every IP address: anyone with a virtual machine serves pages at one) for
+ * practical purposes.
  */
-const CANARIES: readonly string[] = [
-  ...CANARY_HOSTS.map((host) => `https://${host}`),
-  `http://${CANARY_LABEL}.invalid`,
-  `https://${CANARY_LABEL}.invalid:8443`,
+const CANARIES: readonly Canary[] = [
+  ...CANARY_HOSTS.map((host) => ({ origin: `https://${host}` })),
+  { origin: `http://${CANARY_LABEL}.invalid` },
+  { origin: `https://${CANARY_LABEL}.invalid:8443` },
+  { origin: `https://${CANARY_IPV4[0]}`, confirm: `https://${CANARY_IPV4[1]}` },
+  { origin: `http://${CANARY_IPV4[1]}`, confirm: `http://${CANARY_IPV4[2]}` },
+  { origin: `https://${CANARY_IPV4[2]}:8443`, confirm: `https://${CANARY_IPV4[0]}:8443` },
+  { origin: `https://${CANARY_IPV6}` },
+  { origin: `http://${CANARY_IPV6}` },
+  { origin: `https://${CANARY_IPV6}:8443` },
 ];
 
 let canaryTurn = 0;
@@ -146,7 +189,19 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     wildcard (`myapp-[a-z0-9]{9}-team`);
  * (f) an all-letter top-level domain replaced likewise (letters only:
  *     `example.qqq`, `example.co.qq`, confirmed by `.xxx`, `.xx`): a
- *     wildcard top-level domain (`example\.[a-z]{2,6}`).
+ *     wildcard top-level domain (`example\.[a-z]{2,6}`);
+ * (g) for an IP host, each IPv4 octet or written IPv6 group replaced by
+ *     another of its length, confirmed by a second (`192.168.1.74` and
+ *     `192.168.1.38` for `192.168.1.20`): a wildcard over addresses
+ *     (`192\.168\.1\.\d+`, a cloud provider's range, an IPv6 /64), but
+ *     not the parts that keep a loopback address loopback (`127.0.0.1`'s
+ *     last three octets, `[::1]`): those are the machine's own;
+ * (h) for every origin, an address of the documentation ranges (RFC 5737
+ *     and RFC 3849) of its family, IPv4 for a domain name, drawn once per
+ *     process (an IPv4 one confirmed by one of another range, since a list
+ *     may name a documentation address): an option allowing every IP
+ *     address (`\d+\.\d+\.\d+\.\d+`, `^https:\/\/\d`); anyone with a
+ *     virtual machine serves pages at one.
  *
  * The canary, and two same-shape runs at once, are names no finite list of
  * names contains (a list that holds both same-shape runs is indistinguishable
@@ -164,13 +219,22 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *
  * Labels left of the registrable domain are never changed, so a pattern
  * trusting every subdomain (`([a-z0-9-]+\.)*example\.com`) has no
- * look-alike. An IPv4 host or a host with no registrable domain
- * (`localhost`, a public suffix) only has (a); an IPv6 host has none (a
- * bracketed host cannot be extended).
+ * look-alike. A host with no registrable domain (`localhost`, a public
+ * suffix) only has (a) and (h); an IPv4 host (a), (g) and (h); an IPv6 host
+ * (g) and (h) (a bracketed host cannot be extended). A list of addresses
+ * that holds both same-length variants of a part (`10.0.0.3` and
+ * `10.0.0.7` next to `10.0.0.1`) is indistinguishable from the wildcard it
+ * spells out, as with (e).
  */
 export function lookAlikes(origin: ParsedOrigin): LookAlike[] {
+  const found = origin.host.startsWith('[') ? [] : nameLookAlikes(origin);
+  found.push(...addressLookAlikes(origin));
+  return found;
+}
+
+/** Kinds (a) to (f) of {@link lookAlikes}, for a host that is no IPv6 address (an IPv4 host, localhost or a public suffix: (a) only). */
+function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   const { host } = origin;
-  if (host.startsWith('[')) return [];
   const at = sameSchemeAndPort(origin);
   // (a) A missing end anchor.
   const found: LookAlike[] = [{ origin: at(`${host}.${CANARY_LABEL}.invalid`), mistake: 'a match without an end anchor' }];
@@ -226,6 +290,62 @@ export function lookAlikes(origin: ParsedOrigin): LookAlike[] {
 function sameSchemeAndPort(origin: ParsedOrigin): (host: string) => string {
   const port = origin.port === null ? '' : `:${origin.port}`;
   return (host) => `${origin.scheme}://${host}${port}`;
+}
+
+/**
+ * The same-length stand-ins of an IPv4 octet in kind (g) of
+ * {@link lookAlikes}, by its length: the first two that differ from the
+ * octet are used (all are valid octets, written canonically).
+ */
+const OCTET_STAND_INS: Readonly<Record<number, readonly string[]>> = { 1: ['7', '3', '4'], 2: ['74', '38', '51'], 3: ['174', '238', '203'] };
+
+/** The mistake of kind (h) of {@link lookAlikes}. */
+const EVERY_ADDRESS = 'an option allowing every IP address: anyone with a virtual machine serves pages at one';
+
+/**
+ * Kinds (g) and (h) of {@link lookAlikes}: for an IP host, each part of the
+ * address (an IPv4 octet, a written IPv6 group, at most eight) made another
+ * of its length, confirmed by a second, but the parts that keep a loopback
+ * address loopback (the machine's own: `127.0.0.1`'s last three octets,
+ * `[::1]`'s group); then, for every origin, an address of the documentation
+ * ranges of its family (IPv4 for a domain name), confirmed for IPv4 by one
+ * of another range.
+ */
+function addressLookAlikes(origin: ParsedOrigin): LookAlike[] {
+  const { host } = origin;
+  const at = sameSchemeAndPort(origin);
+  const found: LookAlike[] = [];
+  const ipv6 = host.startsWith('[');
+  const mistake = 'a wildcard over IP addresses: anyone on that network or with an address in that range';
+  if (ipv6 && host !== '[::1]' && !host.includes('.')) {
+    // (g) Each written group made another of its length (hex digits stay hex: never a leading 0, so the text stays canonical).
+    const groups = host.slice(1, -1).split(':');
+    let replaced = 0;
+    for (let i = 0; i < groups.length && replaced < MAX_LABEL_VARIANTS; i++) {
+      const group = groups[i] as string;
+      if (group === '') continue;
+      replaced++;
+      const variant = (which: 0 | 1) => at(`[${[...groups.slice(0, i), sameShape(group, which), ...groups.slice(i + 1)].join(':')}]`);
+      found.push({ origin: variant(0), confirm: variant(1), mistake });
+    }
+  } else if (IPV4_HOST.test(host)) {
+    // (g) Each octet made another of its length (a loopback address's last three octets stay: every one is this machine).
+    const octets = host.split('.');
+    const parts = octets[0] === '127' ? 1 : 4;
+    for (let i = 0; i < parts; i++) {
+      const octet = octets[i] as string;
+      const [first, second] = (OCTET_STAND_INS[octet.length] ?? []).filter((standIn) => standIn !== octet) as [string, string];
+      const variant = (standIn: string) => at([...octets.slice(0, i), standIn, ...octets.slice(i + 1)].join('.'));
+      found.push({ origin: variant(first), confirm: variant(second), mistake });
+    }
+  }
+  // (h) An address anyone could be given, of the origin's family.
+  found.push(
+    ipv6
+      ? { origin: at(CANARY_IPV6), mistake: EVERY_ADDRESS }
+      : { origin: at(CANARY_IPV4[0]), confirm: at(CANARY_IPV4[2]), mistake: EVERY_ADDRESS },
+  );
+  return found;
 }
 
 /** Where a host's registrable domain (eTLD+1, the private section included) starts, or -1 for an IP address or a host without one. */
@@ -372,8 +492,10 @@ export function compileOriginOption(option: OriginOption, mode: OriginOptionMode
     } else if (item instanceof RegExp) {
       const pattern = item.global || item.sticky ? new RegExp(item.source, item.flags.replace(/[gy]/g, '')) : item;
       // A pattern that matches a canary matches origins nobody named (`.*`, `^https:`, `\.com$`): with credentials, refused like `true`.
-      const canary = mode.credentials ? CANARIES.find((origin) => pattern.test(origin)) : undefined;
-      if (canary !== undefined) throw anyOriginWithCredentials(`origin ${String(item).slice(0, 80)} (${canaryNote(canary)})`);
+      const canary = mode.credentials
+        ? CANARIES.find(({ origin, confirm }) => pattern.test(origin) && (confirm === undefined || pattern.test(confirm)))
+        : undefined;
+      if (canary !== undefined) throw anyOriginWithCredentials(`origin ${String(item).slice(0, 80)} (${canaryNote(canary.origin)})`);
       // A pattern that allows an origin it was written for and one of its look-alikes (`/example\.com$/`): refused now.
       if (mode.credentials && !mode.perRequest) {
         for (const witness of patternWitnesses(pattern)) {
@@ -712,7 +834,10 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
   // 3. An allowed origin and its look-alike the function allowed too, once seen: every credentialed allow fails from then on.
   let shown: readonly [string, LookAlike] | undefined;
   if (credentials) {
-    const answers = CANARIES.map((canary) => [canary, answerOf(probe, canary)] as const);
+    // A canary with a confirmation counts once both are allowed (the confirmation asked only then).
+    const answers = CANARIES.map(
+      ({ origin, confirm }) => [origin, then(answerOf(probe, origin), (yes) => (yes && confirm !== undefined ? answerOf(probe, confirm) : yes))] as const,
+    );
     const now = answers.find(([, allowed]) => allowed === true);
     if (now !== undefined) throw refusal(now[0]);
     for (const [canary, allowed] of answers) {

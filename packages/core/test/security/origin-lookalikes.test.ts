@@ -19,10 +19,17 @@ function parsed(origin: string): ParsedOrigin {
   return result;
 }
 
-/** The look-alikes of `origin`, the random canary label written L and the canary digits D (a confirming second look-alike after `&`). */
+/** The process's documentation IP addresses: V4a (192.0.2.0/24), V4c (203.0.113.0/24), V6 (2001:db8::/32). */
+const canaryAddress = (text: string) =>
+  text
+    .replace(/\/\/192\.0\.2\.[0-9]+/, '//V4a')
+    .replace(/\/\/203\.0\.113\.[0-9]+/, '//V4c')
+    .replace(/\/\/\[2001:db8:[0-9a-f:]+\]/, '//V6');
+
+/** The look-alikes of `origin`, the random canary label written L, the canary digits D and the canary addresses as {@link canaryAddress} (a confirming second look-alike after `&`). */
 const shapes = (origin: string) =>
   lookAlikes(parsed(origin)).map(({ origin: twin, confirm }) =>
-    [twin, ...(confirm === undefined ? [] : [confirm])].map((text) => text.replace(LABEL, 'L').replace(/[0-9]{12}/, 'D')).join(' & '),
+    [twin, ...(confirm === undefined ? [] : [confirm])].map((text) => canaryAddress(text.replace(LABEL, 'L').replace(/[0-9]{12}/, 'D'))).join(' & '),
   );
 
 function outcome(run: () => unknown): string {
@@ -45,6 +52,7 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://www.exampleD.com',
       'https://www.fqfqqqf.com & https://www.cjcxxxc.com',
       'https://www.example.qqq & https://www.example.xxx',
+      'https://V4a & https://V4c',
     ]);
     expect(shapes('https://example.co.uk:8443')).toEqual([
       'https://example.co.uk.L.invalid:8443',
@@ -55,6 +63,7 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://exampleD.co.uk:8443',
       'https://fqfqqqf.co.uk:8443 & https://cjcxxxc.co.uk:8443',
       'https://example.co.qq:8443 & https://example.co.xx:8443',
+      'https://V4a:8443 & https://V4c:8443',
     ]);
     // github.io is a public suffix (private section): me.github.io is the registrable domain; a.b. is left alone.
     expect(shapes('http://a.b.me.github.io')).toEqual([
@@ -67,6 +76,7 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'http://a.b.meD.github.io',
       'http://a.b.qf.github.io & http://a.b.xc.github.io',
       'http://a.b.me.github.qq & http://a.b.me.github.xx',
+      'http://V4a & http://V4c',
     ]);
   });
 
@@ -84,6 +94,7 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://myapp-abc3-q.vercel.app & https://myapp-abc4-q.vercel.app',
       'https://myapp-abc7-z.vercel.app & https://myapp-abc7-x.vercel.app',
       'https://myapp-abc7-q.vercel.qqq & https://myapp-abc7-q.vercel.xxx',
+      'https://V4a & https://V4c',
     ]);
     // Two adjacent hyphens: the position between them once.
     expect(shapes('https://deploy-1--site.netlify.app').slice(6, 11)).toEqual([
@@ -97,25 +108,74 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
 
   it('caps kinds (d) and (e) at eight look-alikes each, and leaves an IDN first label alone (only its TLD is varied)', () => {
     const long = shapes('https://a-b-c-d-e-f-g-h-i-j.example');
-    expect(long.filter((twin) => / & /.test(twin) && !twin.includes('.qqqqqqq'))).toHaveLength(8);
+    expect(long.filter((twin) => / & /.test(twin) && !twin.includes('.qqqqqqq') && !twin.includes('V4a'))).toHaveLength(8);
     expect(long.filter((twin) => /[a-z]L-|-L[a-z]/.test(twin))).toHaveLength(8);
     // The last run varied is h's (the eighth), the last hyphen around which the canary goes is the fourth.
     expect(long).toContain('https://a-b-c-d-e-f-g-q-i-j.example & https://a-b-c-d-e-f-g-x-i-j.example');
-    expect(long.at(-1)).toBe('https://a-b-c-d-e-f-g-h-i-j.qqqqqqq & https://a-b-c-d-e-f-g-h-i-j.xjxxxxx');
+    expect(long.at(-2)).toBe('https://a-b-c-d-e-f-g-h-i-j.qqqqqqq & https://a-b-c-d-e-f-g-h-i-j.xjxxxxx');
     expect(shapes('https://www.xn--bcher-kva.de')).toEqual([
       'https://www.xn--bcher-kva.de.L.invalid',
       'https://www.Lxn--bcher-kva.de',
       'https://wwwqxn--bcher-kva.de',
       'https://www.xn--bcher-kvaqde',
       'https://www.xn--bcher-kva.qq & https://www.xn--bcher-kva.xx',
+      'https://V4a & https://V4c',
     ]);
   });
 
-  it('gives an IPv4 host, localhost and a public suffix only the extended host, and an IPv6 host none', () => {
-    expect(shapes('http://127.0.0.1:8080')).toEqual(['http://127.0.0.1.L.invalid:8080']);
-    expect(shapes('http://localhost:3000')).toEqual(['http://localhost.L.invalid:3000']);
-    expect(shapes('https://github.io')).toEqual(['https://github.io.L.invalid']);
-    expect(shapes('http://[::1]:3000')).toEqual([]);
+  it('gives localhost and a public suffix the extended host and a documentation address, an IPv4 host also each octet varied, an IPv6 host each group', () => {
+    expect(shapes('http://localhost:3000')).toEqual(['http://localhost.L.invalid:3000', 'http://V4a:3000 & http://V4c:3000']);
+    expect(shapes('https://github.io')).toEqual(['https://github.io.L.invalid', 'https://V4a & https://V4c']);
+    expect(shapes('http://192.168.1.20:8080')).toEqual([
+      'http://192.168.1.20.L.invalid:8080',
+      'http://174.168.1.20:8080 & http://238.168.1.20:8080',
+      'http://192.174.1.20:8080 & http://192.238.1.20:8080',
+      'http://192.168.7.20:8080 & http://192.168.3.20:8080',
+      'http://192.168.1.74:8080 & http://192.168.1.38:8080',
+      'http://V4a:8080 & http://V4c:8080',
+    ]);
+    // A stand-in equal to the octet is skipped (7 → 3 and 4); a loopback address keeps its last three octets (all this machine).
+    expect(shapes('https://10.7.174.0')).toContain('https://10.3.174.0 & https://10.4.174.0');
+    expect(shapes('https://10.7.174.0')).toContain('https://10.7.238.0 & https://10.7.203.0');
+    expect(shapes('http://127.0.0.1:8080')).toEqual([
+      'http://127.0.0.1.L.invalid:8080',
+      'http://174.0.0.1:8080 & http://238.0.0.1:8080',
+      'http://V4a:8080 & http://V4c:8080',
+    ]);
+    expect(shapes('https://[2600:3c01::f03c:91ff:fe18:bb2f]')).toEqual([
+      'https://[7777:3c01::f03c:91ff:fe18:bb2f] & https://[4444:3c01::f03c:91ff:fe18:bb2f]',
+      'https://[2600:7f77::f03c:91ff:fe18:bb2f] & https://[2600:4d44::f03c:91ff:fe18:bb2f]',
+      'https://[2600:3c01::e77f:91ff:fe18:bb2f] & https://[2600:3c01::c44d:91ff:fe18:bb2f]',
+      'https://[2600:3c01::f03c:77ee:fe18:bb2f] & https://[2600:3c01::f03c:44cc:fe18:bb2f]',
+      'https://[2600:3c01::f03c:91ff:ef77:bb2f] & https://[2600:3c01::f03c:91ff:cc44:bb2f]',
+      'https://[2600:3c01::f03c:91ff:fe18:ff7e] & https://[2600:3c01::f03c:91ff:fe18:cc4c]',
+      'https://V6',
+    ]);
+    expect(shapes('http://[::1]:3000')).toEqual(['http://V6:3000']);
+  });
+
+  it('by property: every look-alike of an IP origin is a canonical origin of the same scheme and port on another address of its family', () => {
+    const octet = fc.integer({ min: 0, max: 255 });
+    const ipv4 = fc.tuple(octet, octet, octet, octet).map((parts) => parts.join('.'));
+    const ipv6 = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 8, maxLength: 8 }).map((groups) => `[${new URL(`http://[${groups.map((g) => g.toString(16)).join(':')}]`).hostname.slice(1, -1)}]`);
+    fc.assert(
+      fc.property(fc.oneof(ipv4, ipv6), fc.constantFrom('http', 'https'), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: null }), (host, scheme, port) => {
+        const origin = new URL(`${scheme}://${host}${port === null ? '' : `:${port}`}`).origin;
+        const own = parsed(origin);
+        for (const { origin: twin, confirm } of lookAlikes(own)) {
+          for (const text of [twin, ...(confirm === undefined ? [] : [confirm])]) {
+            const other = parseOrigin(text);
+            expect(other.ok, text).toBe(true);
+            if (!other.ok) continue;
+            expect(new URL(text).origin, text).toBe(text); // canonical, as a browser writes it
+            expect([other.scheme, other.port]).toEqual([own.scheme, own.port]);
+            expect(other.host).not.toBe(own.host);
+            if (!text.includes('.invalid')) expect(other.host.startsWith('['), text).toBe(own.host.startsWith('['));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('by property: every look-alike is a canonical origin of the same scheme and port under another registrable domain, with the subdomain labels kept', () => {
@@ -131,6 +191,11 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
           expect(other.ok, twin).toBe(true);
           if (!other.ok) continue;
           expect([other.scheme, other.port]).toEqual([(own as ParsedOrigin).scheme, (own as ParsedOrigin).port]);
+          // (h), an address of the documentation ranges, has no registrable domain nor subdomain labels.
+          if (/^[0-9.]+$/.test(other.host)) {
+            expect(canaryAddress(twin)).toMatch(/\/\/V4a(:|$)/);
+            continue;
+          }
           expect(getDomain(other.host, { allowPrivateDomains: true })).not.toBe(registrable);
           expect(other.host.startsWith(subdomain.slice(0, -1))).toBe(true);
         }
@@ -164,7 +229,10 @@ const TIGHT: ReadonlyArray<readonly [RegExp | ReadonlyArray<string | RegExp>, re
   [/^https?:\/\/example\.com$/, ['https://example.com', 'http://example.com']],
   [/^http:\/\/localhost(:\d+)?$/, ['http://localhost', 'http://localhost:3000']],
   [/^http:\/\/127\.0\.0\.1(:\d+)?$/, ['http://127.0.0.1:8080']],
-  [/^http:\/\/192\.168\.1\.\d{1,3}$/, ['http://192.168.1.20']],
+  [['http://192.168.1.20', 'http://192.168.1.21', 'http://10.0.0.5:8080'], ['http://192.168.1.20', 'http://192.168.1.21', 'http://10.0.0.5:8080']],
+  [/^http:\/\/(192\.168\.1\.20|192\.168\.1\.21|10\.0\.0\.5)(:8080)?$/, ['http://192.168.1.20', 'http://10.0.0.5:8080']],
+  [/^http:\/\/127\.0\.0\.\d{1,3}:3000$/, ['http://127.0.0.1:3000', 'http://127.0.0.2:3000']],
+  [/^https:\/\/\[2001:db8::(1|5|a)\]$/, ['https://[2001:db8::1]', 'https://[2001:db8::5]']],
   [/^http:\/\/\[::1\](:\d+)?$/, ['http://[::1]:3000']],
   [
     ['https://example.com', 'https://www.example.com'],
@@ -300,6 +368,11 @@ const LOOSE: ReadonlyArray<readonly [RegExp, string, string, 'construction' | 'r
   [/^http:\/\/localhost/, 'http://localhost:3000', 'http://localhost.evil.net', 'construction'],
   [/^https:\/\/(app|api)\.example\.com/, 'https://app.example.com', 'https://app.example.com.evil.net', 'request'],
   [/^http:\/\/192\.168\.1\.\d{1,3}/, 'http://192.168.1.20', 'http://192.168.1.20.evil.net', 'request'],
+  // Wildcards over IP addresses (attacker's review, session 15, helper-55's lead).
+  [/^http:\/\/192\.168\.1\.\d{1,3}$/, 'http://192.168.1.20', 'http://192.168.1.66', 'request'],
+  [/^http:\/\/\d+\.\d+\.\d+\.\d+:3000$/, 'http://127.0.0.1:3000', 'http://45.33.32.156:3000', 'request'],
+  [/^https:\/\/45\.33\.\d+\.\d+$/, 'https://45.33.0.10', 'https://45.33.32.156', 'request'],
+  [/^https:\/\/\[2600:3c01::[0-9a-f:]+\]$/, 'https://[2600:3c01::1]', 'https://[2600:3c01::bad:cafe]', 'request'],
   [/^https:\/\/(app|api).example\.com$/, 'https://app.example.com', 'https://appxexample.com', 'request'],
   [/^https:\/\/(app|api).example\.com$/, 'https://api.example.com', 'https://api-example.com', 'request'],
   [/^https:\/\/app\.example\.com$|^https:\/\/(www\.)?example\.com/, 'https://example.com', 'https://www.example.com.evil.net', 'construction'],
@@ -322,7 +395,7 @@ const LOOSE: ReadonlyArray<readonly [RegExp, string, string, 'construction' | 'r
 ];
 
 const REFUSED =
-  /^unsafe-configuration: origin \/.+\/[a-z]* allows https?:\/\/\S+ and also https?:\/\/\S+, a look-alike anyone could register \((a match without an end anchor|a suffix match without its leading dot|an unescaped dot|a wildcard inside the registrable domain|a fixed-length wildcard inside the registrable domain|a wildcard top-level domain)\); together with credentials/;
+  /^unsafe-configuration: origin \/.+\/[a-z]* allows https?:\/\/\S+ and also https?:\/\/\S+, a look-alike anyone could register \((a match without an end anchor|a suffix match without its leading dot|an unescaped dot|a wildcard inside the registrable domain|a fixed-length wildcard inside the registrable domain|a wildcard top-level domain|a wildcard over IP addresses: anyone on that network or with an address in that range|an option allowing every IP address: anyone with a virtual machine serves pages at one)\); together with credentials/;
 
 describe('compileOriginOption with credentials: an option that also allows registrable look-alikes is refused', () => {
   it.each(LOOSE.map(([pattern, own, evil, when]) => [String(pattern), pattern, own, evil, when] as const))('%s', (_name, pattern, own, evil, when) => {
@@ -470,9 +543,9 @@ describe('guardOriginFunction with credentials: look-alikes of each allowed orig
     asked.length = 0;
     source().verify('https://www.example.com');
     expect(asked[0]).toBe('https://www.example.com');
-    // The look-alikes themselves: none allowed, so no confirmation is asked (eight for www.example.com).
+    // The look-alikes themselves: none allowed, so no confirmation is asked (nine for www.example.com, a documentation address the last).
     expect(asked.slice(2)).toEqual(lookAlikes(parsed('https://www.example.com')).map(({ origin }) => origin));
-    expect(asked).toHaveLength(2 + 8);
+    expect(asked).toHaveLength(2 + 9);
     asked.length = 0;
     source().verify('https://evil.com');
     expect(asked).toEqual(['https://evil.com']);

@@ -66,7 +66,14 @@ function guarded(answer: (origin: string) => unknown, credentials = true) {
   return { asked, source, ask };
 }
 
-const isCanary = (origin: string) => /ampcorscanary[a-z]{12}/.test(origin);
+/** The process's canaries: the random label, and the documentation IP addresses (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32). */
+const isCanary = (origin: string) => /ampcorscanary[a-z]{12}|\/\/(192\.0\.2|198\.51\.100|203\.0\.113)\.[0-9]+|\/\/\[2001:db8:/.test(origin);
+/** `origin` with the canary label written L, a documentation IPv4 address V4 and an IPv6 one V6. */
+const canaryShape = (origin: string) =>
+  origin
+    .replace(/ampcorscanary[a-z]{12}/, 'L')
+    .replace(/(192\.0\.2|198\.51\.100|203\.0\.113)\.[0-9]+/, 'V4')
+    .replace(/\[2001:db8:[0-9a-f:]+\]/, 'V6');
 const allowed = (verdict: Verdict) => [verdict.allowed, verdict.origin, verdict.allowed ? verdict.sourceOrigin : undefined];
 
 describe('guardOriginFunction: construction', () => {
@@ -84,12 +91,51 @@ describe('guardOriginFunction: construction', () => {
 
   it('asks every canary shape, and nothing without credentials', () => {
     const { asked } = guarded(() => false);
-    expect(asked.length).toBe(6);
+    // Six names, three IPv4 addresses (their confirmations asked only once one is allowed) and three IPv6 ones.
+    expect(asked.length).toBe(12);
     expect(asked.every(isCanary)).toBe(true);
-    expect(new Set(asked.map((o) => o.replace(/ampcorscanary[a-z]{12}/, 'L')))).toEqual(
-      new Set(['https://L.invalid', 'https://L.com', 'https://L.cdn.ampproject.org', 'https://www.L.org', 'http://L.invalid', 'https://L.invalid:8443']),
+    expect(new Set(asked.map(canaryShape))).toEqual(
+      new Set([
+        'https://L.invalid',
+        'https://L.com',
+        'https://L.cdn.ampproject.org',
+        'https://www.L.org',
+        'http://L.invalid',
+        'https://L.invalid:8443',
+        'https://V4',
+        'http://V4',
+        'https://V4:8443',
+        'https://V6',
+        'http://V6',
+        'https://V6:8443',
+      ]),
     );
     expect(guarded(() => true, false).asked).toEqual([]);
+  });
+
+  // Attacker's review, session 15 (helper-55's lead, fixed by helper-58): every canary was a domain name.
+  it('refuses, with credentials, a function allowing every IPv4 or every IPv6 address, naming the address it allowed', () => {
+    for (const [answer, shown] of [
+      [(o: string) => /^https:\/\/\d/.test(o), /it allowed https:\/\/192\.0\.2\.[0-9]+,/],
+      [(o: string) => /^https?:\/\/\d+\.\d+\.\d+\.\d+(:\d+)?$/.test(o), /it allowed https:\/\/192\.0\.2\.[0-9]+,/],
+      [(o: string) => /^http:\/\/(\d{1,3}\.){3}\d{1,3}$/.test(o), /it allowed http:\/\/198\.51\.100\.[0-9]+,/],
+      [(o: string) => o.includes('//['), /it allowed https:\/\/\[2001:db8:[0-9a-f:]+\],/],
+      [(o: string) => (/^https?:\/\/\[[0-9a-f:]+\](:\d+)?$/.test(o) ? o : false), /it allowed https:\/\/\[2001:db8:[0-9a-f:]+\],/],
+    ] as const) {
+      const message = refusal(() => guarded(answer));
+      expect(message).toMatch(shown);
+      expect(message.endsWith(TAIL)).toBe(true);
+    }
+  });
+
+  it('accepts a function naming documentation addresses, even a whole documentation range: an IPv4 canary counts only with its confirmation', () => {
+    for (const range of ['192.0.2', '198.51.100', '203.0.113']) {
+      const all = new Set(Array.from({ length: 254 }, (_, i) => [`https://${range}.${i + 1}`, `http://${range}.${i + 1}`, `https://${range}.${i + 1}:8443`]).flat());
+      const { asked } = guarded((o) => all.has(o));
+      // The canary of that range was allowed, so its confirmation (another range) was asked, and denied.
+      expect(asked.length).toBe(13);
+    }
+    expect(refusal(() => guarded((o) => ['http://127.0.0.1:3000', 'https://[2001:db8::5]', 'https://192.0.2.1'].includes(o)))).toBe('accepted');
   });
 
   it('accepts a function that throws, rejects, answers garbage or a different origin for the canaries', () => {
@@ -202,7 +248,7 @@ describe('guardOriginFunction: per request', () => {
     asked.length = 0;
     expect(allowed(source().verify('http://a.example:8080') as Verdict)).toEqual([true, 'http://a.example:8080', undefined]);
     // The origin, then a canary and the look-alikes, all of the same scheme and port.
-    expect(asked.map((o) => o.replace(/ampcorscanary[a-z]{12}/, 'L'))).toEqual([
+    expect(asked.map(canaryShape)).toEqual([
       'http://a.example:8080',
       expect.stringMatching(/^http:\/\/(www\.)?L\.[a-z.]+:8080$/),
       'http://a.example.L.invalid:8080',
@@ -212,6 +258,7 @@ describe('guardOriginFunction: per request', () => {
       expect.stringMatching(/^http:\/\/a[0-9]{12}\.example:8080$/),
       'http://f.example:8080',
       'http://a.qqqqqqq:8080',
+      'http://V4:8080',
     ]);
     open = true;
     expect(() => source().verify('http://a.example:8080')).toThrow(TAIL);

@@ -1,0 +1,82 @@
+// Attacker's review (session 15, helper-55's lead; confirmed and fixed by helper-58): with credentials, an origin
+// option allowing EVERY IP address. All the guard's canaries were domain names and an IP origin's only look-alike was
+// its host extended, so `/^https?:\/\/\d+\.\d+\.\d+\.\d+(:\d+)?$/` (a "let my LAN devices in" pattern), its IPv6
+// twin, or a function `o => /^https:\/\/\d/.test(o)` passed every check: anyone with a VM serves pages at an IP
+// address, and such a page read credentialed responses through every drop-in. Now IP canaries (addresses of the
+// documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32, http and https, with and
+// without a port) are asked at construction and with each credentialed allow, and an allowed IP origin's look-alikes
+// are other addresses of its shape. Options naming a few exact IP origins (`http://127.0.0.1:3000`) keep working.
+import { describe, expect, it } from 'vitest';
+import { ADAPTERS, attackerReads } from './look-alike-adapters.js';
+
+/** An attacker's VM (a public address anyone can rent: the test never connects to it). */
+const VM4 = 'https://45.33.32.156';
+const VM6 = 'https://[2600:3c01::f03c:91ff:fe18:bb2f]';
+
+/** [name, pattern or predicate, an origin its author meant, an origin anyone can serve that it allows]. */
+const CATCH_ALLS: ReadonlyArray<readonly [string, RegExp, string, string]> = [
+  ['every IPv4 address, any port', /^https?:\/\/\d+\.\d+\.\d+\.\d+(:\d+)?$/, 'http://127.0.0.1:3000', VM4],
+  ['every IPv4 address, dotted quads', /^https?:\/\/(\d{1,3}\.){3}\d{1,3}$/, 'http://192.168.1.20', VM4],
+  ['every IPv4 address on port 3000 (no canary names that port)', /^http:\/\/\d+\.\d+\.\d+\.\d+:3000$/, 'http://127.0.0.1:3000', 'http://45.33.32.156:3000'],
+  ['every IPv6 address', /^https?:\/\/\[[0-9a-f:]+\](:\d+)?$/, 'http://[::1]:3000', VM6],
+  ['any host starting with a digit', /^https:\/\/\d/, 'https://10.0.0.5', VM4],
+  ['a site and every IP address', /^https:\/\/(www\.example\.com|\d+\.\d+\.\d+\.\d+)$/, 'https://www.example.com', VM4],
+  ['a site and every IPv6 address', /^https:\/\/(www\.example\.com|\[[0-9a-f:]+\])$/, 'https://www.example.com', VM6],
+  ['a LAN range (anyone on the network gets an address in it)', /^http:\/\/192\.168\.1\.\d{1,3}$/, 'http://192.168.1.20', 'http://192.168.1.66'],
+  ['a /16 of a cloud provider', /^https:\/\/45\.33\.\d+\.\d+$/, 'https://45.33.0.10', VM4],
+  ['an IPv6 /64 (one group wildcarded)', /^https:\/\/\[2600:3c01::f03c:91ff:fe18:[0-9a-f]{1,4}\]$/, 'https://[2600:3c01::f03c:91ff:fe18:1]', VM6],
+];
+
+it('every row is a real hole: the option allows the origin it was written for and an address anyone can serve', () => {
+  for (const [, pattern, own, evil] of CATCH_ALLS) expect([pattern.test(own), pattern.test(evil)]).toEqual([true, true]);
+});
+
+describe.each(ADAPTERS)('attacker, through $name: an option allowing every IP address, with credentials', (adapter) => {
+  // An allowed domain name's per-request questions include an IPv4 documentation address, not an IPv6 one (one question
+  // more, not two): an asynchronous function allowing a site and every IPv6 address is refused once its construction
+  // answers arrive, so the site's own first request can come before (the attacker's IPv6 origin is refused on its own).
+  const ownAskedFirst = (own: string, evil: string, asynchronous: boolean) => !(asynchronous && evil === VM6 && !own.includes('['));
+  const rows = CATCH_ALLS.flatMap(([name, pattern, own, evil]) => [
+    ...(adapter.patterns ? [[`${name} ${String(pattern)} (RegExp)`, pattern, own, evil, true] as const] : []),
+    [`${name} ${String(pattern)} (function)`, adapter.originFunction((o) => pattern.test(o), false), own, evil, true] as const,
+    [
+      `${name} ${String(pattern)} (asynchronous function)`,
+      adapter.originFunction((o) => pattern.test(o), true),
+      own,
+      evil,
+      ownAskedFirst(own, evil, true),
+    ] as const,
+  ]);
+  it.each(rows)('%s: the attacker never reads with credentials, nor does its own origin', async (_name, origin, own, evil, ownRefused) => {
+    const attacker = await attackerReads(adapter, origin, evil);
+    if (attacker !== 'refused at construction') expect(attacker.acao, JSON.stringify(attacker)).toBeUndefined();
+    if (!ownRefused) return;
+    const publisher = await attackerReads(adapter, origin, own);
+    if (publisher !== 'refused at construction') expect(publisher.credentials === 'true' && publisher.acao === own, JSON.stringify(publisher)).toBe(false);
+  });
+});
+
+/** Options naming exact IP origins (development servers, a LAN appliance): they keep reading with credentials. */
+const EXACT: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['the usual development origin', ['http://127.0.0.1:3000']],
+  ['a short list of IPv4 and IPv6 origins', ['http://127.0.0.1:3000', 'http://localhost:3000', 'http://192.168.1.20:8080', 'https://10.0.0.5', 'http://[::1]:3000', 'https://[2001:db8::5]']],
+  ['consecutive LAN devices', ['http://192.168.1.20', 'http://192.168.1.21', 'http://192.168.1.22']],
+  ['addresses of the documentation ranges themselves', ['https://192.0.2.1', 'https://198.51.100.7', 'https://203.0.113.10']],
+];
+
+describe.each(ADAPTERS)('defender, through $name: exact IP origins with credentials keep working', (adapter) => {
+  const anchored = (list: readonly string[]) => new RegExp(`^(${list.map((o) => o.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+  const rows = EXACT.flatMap(([name, list]) => [
+    ...(adapter.patterns ? [[`${name} (array)`, list, list] as const, [`${name} (anchored RegExp)`, anchored(list), list] as const] : []),
+    [`${name} (function)`, adapter.originFunction((o) => list.includes(o), false), list] as const,
+    [`${name} (asynchronous function)`, adapter.originFunction((o) => list.includes(o), true), list] as const,
+  ]);
+  it.each(rows)('%s: each listed origin reads with credentials, an address beside it does not', async (_name, origin, list) => {
+    for (const own of list) {
+      const seen = await adapter.reads(origin, own);
+      expect([seen.acao, seen.credentials], `${own}: ${JSON.stringify(seen)}`).toEqual([own, 'true']);
+    }
+    const beside = await adapter.reads(origin, 'http://192.168.1.23');
+    expect(beside.acao).toBeUndefined();
+  });
+});
