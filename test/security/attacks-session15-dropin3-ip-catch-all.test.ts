@@ -6,6 +6,9 @@
 // documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32, http and https, with and
 // without a port) are asked at construction and with each credentialed allow, and an allowed IP origin's look-alikes
 // are other addresses of its shape. Options naming a few exact IP origins (`http://127.0.0.1:3000`) keep working.
+import { ampCors as expressAmpCors } from '@ampcors/express';
+import express from 'express';
+import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ADAPTERS, attackerReads } from './look-alike-adapters.js';
 
@@ -78,5 +81,65 @@ describe.each(ADAPTERS)('defender, through $name: exact IP origins with credenti
     }
     const beside = await adapter.reads(origin, 'http://192.168.1.23');
     expect(beside.acao).toBeUndefined();
+  });
+});
+
+type Callback = (error: Error | null, options?: unknown) => void;
+type Req = { headers: Record<string, string | undefined> };
+
+/** Express options delegates that trust IP addresses with credentials: a pattern in the answer, or the Origin copied for an IP. */
+const DELEGATES: ReadonlyArray<readonly [string, (req: Req, cb: Callback) => void, string, string]> = [
+  ['a catch-all pattern in the answer', (_req, cb) => cb(null, { origin: [/^https?:\/\/\d+\.\d+\.\d+\.\d+(:\d+)?$/], credentials: true }), 'http://127.0.0.1:3000', VM4],
+  [
+    'the Origin copied when it is an IPv4 address',
+    (req, cb) => {
+      const o = req.headers.origin ?? '';
+      cb(null, { origin: /^https?:\/\/[0-9.]+(:\d+)?$/.test(o) ? o : false, credentials: true });
+    },
+    'http://127.0.0.1:3000',
+    VM4,
+  ],
+  [
+    'the Origin copied when it is an IPv6 address',
+    (req, cb) => {
+      const o = req.headers.origin ?? '';
+      cb(null, { origin: o.includes('//[') ? [o] : [], credentials: true });
+    },
+    'http://[::1]:3000',
+    VM6,
+  ],
+  [
+    'a site, or the Origin copied when it is on the LAN, asynchronously',
+    (req, cb) => {
+      const o = req.headers.origin ?? '';
+      setImmediate(() => cb(null, { origin: o === 'https://www.example.com' || /^http:\/\/192\.168\.1\.\d+$/.test(o) ? o : false, credentials: true }));
+    },
+    'https://www.example.com',
+    'http://192.168.1.66',
+  ],
+];
+
+describe('attacker, through express (cors): an options delegate trusting IP addresses, with credentials', () => {
+  it.each(DELEGATES)('%s: the attacker never reads with credentials', async (_name, delegate, own, evil) => {
+    const app = express();
+    app.use(expressAmpCors(delegate as never));
+    app.get('/api', (_req, res) => void res.json({ secret: 1 }));
+    app.use((_error: unknown, _req: unknown, res: express.Response, _next: unknown) => void res.status(500).end());
+    // The site's own request first (nothing checked yet), then the attacker's.
+    await request(app).get('/api').set('Origin', own);
+    const res = await request(app).get('/api').set('Origin', evil).set('Cookie', 'session=victim');
+    expect([res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials']]).not.toEqual([evil, 'true']);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('a delegate answering exact IP origins keeps answering them with credentials', async () => {
+    const list = ['http://127.0.0.1:3000', 'http://192.168.1.20:8080', 'http://[::1]:3000'];
+    const app = express();
+    app.use(expressAmpCors(((req: Req, cb: Callback) => cb(null, { origin: list.includes(req.headers.origin ?? '') ? req.headers.origin : false, credentials: true })) as never));
+    app.get('/api', (_req, res) => void res.json({ secret: 1 }));
+    for (const own of [...list, ...list]) {
+      const res = await request(app).get('/api').set('Origin', own);
+      expect([res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials']]).toEqual([own, 'true']);
+    }
   });
 });

@@ -454,12 +454,14 @@ const ANY_ORIGIN: OriginMatcher = () => true;
  * With credentials, an option that allows any origin is refused: `true`
  * (unless it is a per-request answer, see {@link OriginOptionMode}), `'*'`,
  * and a RegExp that matches one of the canary origins (random hosts under
- * `.invalid`, `.com`, `.org` and the AMP cache, over `https`, `http` and a
- * port): a pattern whose source is `.*`, `^https:` or `\.com$` trusts
- * origins its author never named. So is, with credentials, a pattern that
- * allows an origin and one of its {@link lookAlikes} (a suffix match
- * without its dot, an unescaped dot, no end anchor, a wildcard inside the
- * registrable domain or over its top-level domain): at construction when
+ * `.invalid`, `.com`, `.org` and the AMP cache, and random addresses of the
+ * IPv4 and IPv6 documentation ranges, over `https`, `http` and a port): a
+ * pattern whose source is `.*`, `^https:`, `\.com$` or
+ * `\d+\.\d+\.\d+\.\d+` trusts origins its author never named. So is,
+ * with credentials, a pattern that allows an origin and one of its
+ * {@link lookAlikes} (a suffix match without its dot, an unescaped dot, no
+ * end anchor, a wildcard inside the registrable domain or over its
+ * top-level domain, a wildcard over IP addresses): at construction when
  * one of the origins it was evidently written for ({@link patternWitnesses})
  * shows it; otherwise the matcher throws that refusal for each origin the
  * pattern allows along with a look-alike (the request fails), and
@@ -802,9 +804,11 @@ const NOTHING: OriginMatcher = () => false;
  *    request: the canary, and the look-alikes: two, plus one per dot from
  *    the one left of the registrable domain, two for the label continued,
  *    one per hyphen side of its label and one per run of letters or digits
- *    (at most eight each), one for the top-level domain (nine questions for
- *    `www.example.com`, ten for `www.example.co.uk`, seventeen for
- *    `myapp-abc123xyz-team.vercel.app`; fewer after a synchronous yes; a
+ *    (at most eight each), one for the top-level domain, one for an address
+ *    of the documentation ranges (ten questions for `www.example.com`,
+ *    eleven for `www.example.co.uk`, eighteen for
+ *    `myapp-abc123xyz-team.vercel.app`, seven for `http://192.168.1.20`
+ *    and four for `http://127.0.0.1:3000`; fewer after a synchronous yes; a
  *    same-shape look-alike that was allowed adds its confirmation): a
  *    function with side effects (logging,
  *    counting, a database) sees them, and a function that waits sees them
@@ -820,7 +824,12 @@ const NOTHING: OriginMatcher = () => false;
  * request is answered, every one after the publisher's first is not;
  * a static pattern is checked from both sides); a look-alike none of these
  * shapes reaches (`/^https:\/\/(www|shop)\.?example\.com$/` allowing
- * `shopexample.com`, and the others {@link lookAlikes} names).
+ * `shopexample.com`, and the others {@link lookAlikes} names); a domain
+ * name's request is asked about an IPv4 documentation address, not an IPv6
+ * one (one question more, not two), so a function that answers
+ * asynchronously and allows a site and every IPv6 address answers the
+ * site's requests until its construction answers arrive (a request from an
+ * IPv6 address is asked about IPv6 ones).
  *
  * @param probe - asks the function about an origin outside any request (construction)
  * @param credentials - whether responses may carry credentials
