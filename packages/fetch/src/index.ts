@@ -4,7 +4,7 @@
  */
 import { AmpCorsError, type EmailSender, type Verdict } from '@ampcors/core';
 import type { AmpCorsConfig, CorsDecision, CorsPlan, CorsPolicy } from '@ampcors/core/adapter';
-import { appendVary, createFetchCorsPolicy, fetchRequestFacts, isThenable } from '@ampcors/core/adapter';
+import { appendVary, createFetchCorsPolicy, fetchRequestFacts, InnermostDecisions, isThenable } from '@ampcors/core/adapter';
 export { ampRedirectTo, AmpCorsError, type CorsOptions, type Verdict } from '@ampcors/core';
 export type { AmpCorsConfig, VerdictSource } from '@ampcors/core/adapter';
 
@@ -34,6 +34,13 @@ export interface FetchAmpCors {
   check(request: Request): CorsCheck | Promise<CorsCheck>;
 }
 
+/** A base whose constructor returns the object it is given, so that a subclass's private fields land on that object. */
+class Carrier {
+  constructor(target: object) {
+    return target;
+  }
+}
+
 /**
  * The result of each request let through, held by the request itself in a field private to this class (the base
  * constructor returns the request, which gets the field): no code outside can read, write or forge it, nothing
@@ -41,21 +48,29 @@ export interface FetchAmpCors {
  * (an entry in a table of weak keys). A request that takes no new property (frozen, sealed: engines may refuse it a new
  * private field too) keeps its result in {@link results} instead.
  */
-class Stamped extends class {
-  constructor(request: object) {
-    return request;
-  }
-} {
+class Stamped extends Carrier {
   #result: AmpCorsResult;
   private constructor(request: object, result: AmpCorsResult) {
     super(request);
     this.#result = result;
   }
-  /** Gives `request` its result; a later one replaces it. */
-  static give(request: object, result: AmpCorsResult): void {
-    if (#result in request) (request as Stamped).#result = result;
-    else if (Object.isExtensible(request)) new Stamped(request, result);
-    else results.set(request, result);
+  /** Gives `request` its result; a later one replaces it (then true: an earlier ampCors let the request through). */
+  static give(request: object, result: AmpCorsResult): boolean {
+    if (#result in request) {
+      (request as Stamped).#result = result;
+      return true;
+    }
+    if (Object.isExtensible(request)) new Stamped(request, result);
+    else {
+      const earlier = results.has(request);
+      results.set(request, result);
+      return earlier;
+    }
+    return false;
+  }
+  /** Whether `request` was given a result (by an earlier ampCors); the table of {@link results} is read only for a request that takes no new property. */
+  static has(request: object): boolean {
+    return #result in request || (!Object.isExtensible(request) && results.has(request));
   }
   /** The result given to `request`, if any. */
   static of(request: object): AmpCorsResult | undefined {
@@ -64,6 +79,8 @@ class Stamped extends class {
 }
 /** Results of requests that take no new property. */
 const results = new WeakMap<object, AmpCorsResult>();
+/** The requests an inner ampCors decided after an outer one (a router's `withAmpCors` inside an app-wide one): the outer leaves the answer alone (core's nested-policies.ts). */
+const innermost = new InnermostDecisions<object>();
 const failures = new WeakMap<FetchAmpCors, (error: unknown, request: Request) => Promise<{ response: Response }>>();
 /** What a failure's answer gets: `Vary: Origin`, never a CORS header. */
 const FAILED = Object.freeze({ headers: Object.freeze([]), vary: Object.freeze(['Origin']) });
@@ -104,31 +121,159 @@ function listsOf(plan: Pick<CorsPlan, 'headers' | 'vary'>): HeaderLists {
   return lists;
 }
 
-/** Extends `Vary`, then sets the headers: on immutable headers the first `set` throws, so nothing is half-applied. */
-function setPlan(into: Headers, { pairs, varyNames, vary }: HeaderLists): Headers {
+/**
+ * What ampcors wrote into a Response in place, one entry per name: `[name, value before (null: none), value written]`.
+ * Held by the Response ({@link Written}), and by the request it was written for, as that request's last one: a
+ * Response returned again (a handler's cached 404) is recognised, and so is another ampcors layer of the same request.
+ */
+type Note = Array<[name: string, before: string | null, written: string]>;
+
+/**
+ * Twin of `Written` in packages/hono/src/index.ts: keep in step.
+ * The {@link Note} of a Response ampcors wrote into, in a field private to this class, as {@link Stamped} does; the
+ * same field on a request holds the note of the last Response written for it. Objects that take no new property
+ * keep theirs in {@link notes}.
+ */
+class Written extends Carrier {
+  #note: Note;
+  private constructor(target: object, note: Note) {
+    super(target);
+    this.#note = note;
+  }
+  /** Gives `target` its note; a later one replaces it. */
+  static give(target: object, note: Note): void {
+    if (#note in target) (target as Written).#note = note;
+    else if (Object.isExtensible(target)) new Written(target, note);
+    else notes.set(target, note);
+  }
+  /** The note given to `target`, if any. */
+  static of(target: object): Note | undefined {
+    return #note in target ? (target as Written).#note : notes.get(target);
+  }
+}
+/** Notes of objects that take no new property. */
+const notes = new WeakMap<object, Note>();
+
+/**
+ * Extends `Vary`, then sets the headers, noting in `note` each name's value before and after: on immutable headers the
+ * first `set` throws, so nothing is half-applied.
+ */
+function writePlan(into: Headers, { pairs, varyNames, vary }: HeaderLists, note: Note): void {
   if (vary !== null) {
     const existing = into.get('vary');
-    into.set('vary', existing === null ? vary : appendVary(existing, varyNames));
+    const value = existing === null ? vary : appendVary(existing, varyNames);
+    into.set('vary', value);
+    note.push(['vary', existing, value]);
   }
-  for (const [name, value] of pairs) into.set(name, value);
-  return into;
+  for (const [name, value] of pairs) {
+    note.push([name, into.get(name), value]);
+    into.set(name, value);
+  }
 }
 
-/** `response` with the plan applied, or a copy when its headers are immutable (a `fetch()` result, `Response.redirect`). */
-function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>): Response {
-  if (plan.headers.length === 0 && plan.vary.length === 0) return response;
+/** `earlier` with `later`'s writes over it: a name's first value before, its last value written. */
+function merged(earlier: Note, later: Note): Note {
+  const note = earlier.map((entry): Note[number] => [...entry]);
+  for (const [name, before, written] of later) {
+    const entry = note.find(([known]) => known === name);
+    if (entry === undefined) note.push([name, before, written]);
+    else entry[2] = written;
+  }
+  return note;
+}
+
+/**
+ * Twin of `unwritten` in packages/hono/src/index.ts: keep in step.
+ * `headers` as they were before ampcors wrote `note` into them: each name still holding what ampcors wrote is put back
+ * (removed when it had none); a name changed since (by the handler) is left as it is.
+ */
+function unwrite(headers: Headers, note: Note): Headers {
+  for (const [name, before, written] of note) {
+    if (headers.get(name) !== written) continue;
+    if (before === null) headers.delete(name);
+    else headers.set(name, before);
+  }
+  return headers;
+}
+
+/**
+ * Twin of `bodyOfLightweight` in packages/hono/src/index.ts: keep in step.
+ * The body of an `@hono/node-server` Response made with a string, bytes or a Blob, which that server sends again on
+ * every request without reading a stream (it keeps `[status, body, headers]` under a symbol of its own, described
+ * `cache`); `undefined` for any other Response. Reading such a Response's `body` would make it a stream, read once.
+ */
+function bodyOfLightweight(response: Response): BodyInit | undefined {
+  for (const symbol of Object.getOwnPropertySymbols(response)) {
+    if (symbol.description !== 'cache') continue;
+    const cached: unknown = (response as unknown as Record<symbol, unknown>)[symbol];
+    const body: unknown = Array.isArray(cached) && cached.length === 3 ? cached[1] : undefined;
+    if (typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob) return body as BodyInit;
+  }
+  return undefined;
+}
+
+/**
+ * Twin of `copyOf` in packages/hono/src/index.ts: keep in step.
+ * A new Response with `response`'s status, status text, headers (every `Set-Cookie`) and body, `response` left able to
+ * be sent: no body, a body `@hono/node-server` sends again ({@link bodyOfLightweight}), or one branch of its stream
+ * (`clone()`). Throws when it cannot be copied (a body already read, a status `new Response` refuses).
+ */
+function copyOf(response: Response): Response {
+  const headers = new Headers(response.headers);
+  const { status } = response;
+  const constant = bodyOfLightweight(response);
+  if (constant !== undefined) return new Response(constant, { status, headers });
+  const { body, statusText } = response;
+  return new Response(body === null ? null : response.clone().body, { status, statusText, headers });
+}
+
+/**
+ * `response` with the plan applied for the request `owner`:
+ * 1. A Response ampcors has not written into, or wrote into for this same request (another ampcors layer): the plan is
+ *    written in place, and noted on the Response and on `owner` (no copy: the common case).
+ * 2. A Response ampcors wrote into for another request (one object returned for several requests): a copy, with what
+ *    ampcors wrote put back as it was before, and this plan on it; the object itself is never written again, so no
+ *    request's headers reach another's answer, and requests in flight at the same time do not race on it.
+ * 3. Immutable headers (a `fetch()` result, `Response.redirect`): a copy; `Response.error()` is kept (no page can read
+ *    it); not a Response, or a body that cannot be copied (already read): a plain 500 with `Vary: Origin`.
+ */
+function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>, owner: object): Response {
+  const seen = typeof response === 'object' && response !== null ? Written.of(response) : undefined;
+  const mine = seen === undefined || Written.of(owner) === seen;
+  if (mine && plan.headers.length === 0 && plan.vary.length === 0) return response;
   const lists = listsOf(plan);
+  if (!mine) return copied(response, seen, lists);
   try {
-    return setPlan(response.headers, lists) && response;
+    // 1. In place.
+    const note: Note = [];
+    writePlan(response.headers, lists, note);
+    const kept = seen === undefined ? note : merged(seen, note);
+    Written.give(response, kept);
+    Written.give(owner, kept);
+    return response;
   } catch {
-    // Response.error() is kept (no page can read it); not a Response, or a body already read: a plain 500.
+    // 3. Response.error() is kept; not a Response, or a body already read: a plain 500.
     if (response?.type === 'error') return response;
     try {
       const { body, status, statusText, headers } = response;
-      return typeof status === 'number' ? new Response(body, { status, statusText, headers: setPlan(new Headers(headers), lists) }) : failure();
+      if (typeof status !== 'number') return failure();
+      const copy = new Response(body, { status, statusText, headers });
+      writePlan(copy.headers, lists, []);
+      return copy;
     } catch {
       return failure();
     }
+  }
+}
+
+/** 2. A copy of `response` as it was before ampcors wrote `note` into it, with the plan written on the copy; else a plain 500. */
+function copied(response: Response, note: Note, lists: HeaderLists): Response {
+  try {
+    const copy = copyOf(response);
+    writePlan(unwrite(copy.headers, note), lists, []);
+    return copy;
+  } catch {
+    return failure();
   }
 }
 
@@ -138,15 +283,32 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
   const { options: decidedUnder } = policy;
   const onError = options.onError ?? failure;
   // 1. A failure (verifier, handler): onError's answer, else a plain 500; with Vary: Origin, never a CORS header.
-  const fail = async (error: unknown, request: Request) => ({
-    response: applyPlan(await new Promise<Response>((resolve) => resolve(onError(error, request))).catch(failure), FAILED),
-    verdict: undefined,
-  });
+  const fail = async (error: unknown, request: Request) => {
+    // After an earlier ampCors let the request through, this failure is the answer (core's nested-policies.ts).
+    if (Stamped.has(request)) innermost.decidesAgain(request, policy);
+    return {
+      response: applyPlan(await new Promise<Response>((resolve) => resolve(onError(error, request))).catch(failure), FAILED, request),
+      verdict: undefined,
+    };
+  };
   // 2. The plan: ended here (preflight, denial), or the handler's response, to be finished by apply().
   const settle = ({ verdict, plan }: CorsDecision, request: Request): CorsCheck => {
-    if (plan.handled) return { response: new Response(plan.body || null, { status: plan.status, headers: listsOf(plan).end }), verdict };
-    const pass = { response: undefined, verdict, email: plan.email, apply: (response: Response) => applyPlan(response, plan) };
-    Stamped.give(request, pass);
+    if (plan.handled) {
+      // An earlier ampCors let the request through: this answer, more specific, stands, and its verdict replaces the earlier one's.
+      if (Stamped.has(request)) {
+        innermost.decidesAgain(request, policy);
+        Stamped.give(request, { verdict, email: plan.email });
+      }
+      return { response: new Response(plan.body || null, { status: plan.status, headers: listsOf(plan).end }), verdict };
+    }
+    // An inner ampCors that decided the request after this one wrote its answer: that answer stands.
+    const pass = {
+      response: undefined,
+      verdict,
+      email: plan.email,
+      apply: (response: Response) => (innermost.overruled(request, policy) ? response : applyPlan(response, plan, request)),
+    };
+    if (Stamped.give(request, pass)) innermost.decidesAgain(request, policy);
     return pass;
   };
   const later = async (decided: PromiseLike<CorsDecision>, request: Request) => settle(await decided, request);
