@@ -27,7 +27,7 @@ import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { ampcorsAnswers, buildApp, whyUnavailable } from './apps.js';
 import { type ConfigName, CONFIGS, KINDS, type RequestKind } from './http/configs.js';
-import { MajorGcCount, type Operation, type Plan, round, roundTotals, warmUp } from './measure.js';
+import { MajorGcCount, type Operation, type Plan, round, roundTotals, settle, warmUp } from './measure.js';
 import { type Answer, fetchOperation, nodeOperation } from './requests.js';
 import { rotate } from './stats.js';
 
@@ -91,9 +91,11 @@ async function main(): Promise<void> {
     process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
     const lines = createInterface({ input: process.stdin });
     for await (const line of lines) {
-      const index = Number(line.split(' ')[1]);
-      const p = prepared[index];
-      if (!line.startsWith('round ') || p === undefined) throw new Error(`in-process worker: unknown command ${JSON.stringify(line)}`);
+      const [command, kindArg, settleArg = '0'] = line.split(' ');
+      const p = prepared[Number(kindArg)];
+      const settleMs = Number(settleArg);
+      if (command !== 'round' || p === undefined || !(settleMs >= 0)) throw new Error(`in-process worker: unknown command ${JSON.stringify(line)}`);
+      await settle(p, settleMs);
       const { ns, ops } = await roundTotals(p, plan, gc);
       process.stdout.write(`round ${ns / ops} ${ns} ${ops}\n`);
     }

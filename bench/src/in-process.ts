@@ -21,6 +21,27 @@
  * the flag the same for every configuration; it only moves the collector's
  * work onto the thread that is measured, so it is charged where it belongs.
  *
+ * A worker waits, idle, while the others run their rounds: seconds with one
+ * process per configuration, 15–35 s with three. V8 takes such a pause for
+ * an idle process and resizes its heap: the memory reducer (8 s after a full
+ * collection, when allocation has nearly stopped) compacts the heap and
+ * lowers the old generation's limit, and the first scavenge after a pause
+ * longer than about as many seconds as the young generation holds MB sees
+ * an allocation rate under 1 MB/s and shrinks the young generation to 1–4
+ * MB. The next round then paid for growing it all back: measured after a
+ * 12–20 s pause, a Koa hello world's round ran 22–35 % slower (after 12 s:
+ * 123 scavenges instead of 20), Fetch's 22–38 % (after 20 s: three
+ * mark-compacts instead of one); after 0.3–6 s, as before. That, not the parked processes themselves (30
+ * idle workers parked on the measuring core or on the other changed a Koa
+ * hello world by less than its rounds' noise), is what made three processes
+ * per configuration inflate every hello world. So every worker also runs
+ * with `--no-memory-reducer` (a server under load never pauses 8 s, so it
+ * never runs one), and each worker of a configuration measured by several
+ * processes (whose pauses are that many times as long) runs the round's
+ * request kind unmeasured for {@link InProcessPlan.settleMs} of CPU before
+ * each round (`settle` in measure.ts), which grows a shrunk young generation
+ * back before the round's clock starts.
+ *
  * Also the V8 profile of the measured rounds of the Koa and Fetch ampcors cases, each in
  * a process of its own afterwards (the profiler's overhead stays out of the
  * compared figures).
@@ -30,7 +51,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DIST, type LineChild, LOAD_CORE, log, runNode, SERVER_CORE, spawnLines } from './cli.js';
 import { type CpuProfile, type ProfileSummary, summarize } from './cpu-profile.js';
-import { baselineOf, type ConfigName, frameworkOf, KINDS, type RequestKind } from './http/configs.js';
+import { baselineOf, type ConfigName, type Framework, frameworkOf, KINDS, type RequestKind } from './http/configs.js';
 import type { ReadyLine } from './in-process-worker.js';
 import type { Answer } from './requests.js';
 import { differences, rotate, type Spread, spread } from './stats.js';
@@ -56,6 +77,20 @@ export interface InProcessPlan {
    * JIT and heap state one process happened to reach.
    */
   readonly processes?: number;
+  /**
+   * Worker processes per configuration of a framework, where it differs from
+   * {@link processes} (absent: none differ). A configuration with fewer
+   * processes starts its rounds later in the schedule ({@link globalSchedule}),
+   * so that round i of every configuration is still measured side by side.
+   */
+  readonly processesByFramework?: Readonly<Partial<Record<Framework, number>>>;
+  /** CPU ms each worker of a configuration with several processes runs a round's request kind unmeasured before the round (absent: 0; see the module comment). */
+  readonly settleMs?: number;
+}
+
+/** The worker processes of `config` in `plan`. */
+export function processesOf(config: ConfigName, plan: InProcessPlan): number {
+  return plan.processesByFramework?.[frameworkOf(config)] ?? plan.processes ?? 1;
 }
 
 /** One configuration and request kind: CPU ns per request of every round. */
@@ -105,7 +140,7 @@ export function roundMsOf(config: ConfigName, plan: InProcessPlan): number {
 }
 
 /** V8 flags of every in-process worker (see the module comment). */
-export const WORKER_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
+export const WORKER_V8_FLAGS: readonly string[] = ['--single-threaded-gc', '--no-memory-reducer'];
 
 function workerArgs(config: ConfigName, plan: InProcessPlan): string[] {
   const subRoundMs = roundMsOf(config, plan) / (plan.passes ?? 1);
@@ -144,6 +179,20 @@ export function roundSchedule(rounds: number, processes: number): ScheduledRound
   });
 }
 
+/**
+ * The whole run's schedule for configurations of `processes[c]` processes
+ * each: step s holds, for each configuration c, its round
+ * `roundSchedule(rounds, processes[c])[s − (max − processes[c])]`, or null
+ * where that index is negative (max: the largest process count). Every
+ * configuration's discarded rounds thus end at the same step, and measured
+ * round i of every configuration falls on the same step, max + i.
+ */
+export function globalSchedule(rounds: number, processes: readonly number[]): (ScheduledRound | null)[][] {
+  const max = Math.max(1, ...processes);
+  const own = processes.map((n) => roundSchedule(rounds, n));
+  return Array.from({ length: rounds + max }, (_, step) => own.map((schedule, c) => schedule[step - (max - (processes[c] as number))] ?? null));
+}
+
 /** A configuration's live worker processes and the cells their rounds fill. */
 interface LiveConfig {
   readonly config: ConfigName;
@@ -176,8 +225,9 @@ async function startWorker(config: ConfigName, plan: InProcessPlan, core: string
 const WARM_UP_CORES: readonly string[] = cpus().length >= 2 ? [SERVER_CORE, LOAD_CORE] : [SERVER_CORE];
 
 /** Starts every process of every configuration, {@link WARM_UP_CORES} at a time; `started[c][p]` is configuration c's process p. */
-async function startAll(plan: InProcessPlan, processes: number, all: LineChild[]): Promise<Started[][]> {
-  const jobs = Array.from({ length: processes }, (_, p) => plan.configs.map((_, c) => ({ c, p }))).flat();
+async function startAll(plan: InProcessPlan, all: LineChild[]): Promise<Started[][]> {
+  const counts = plan.configs.map((config) => processesOf(config, plan));
+  const jobs = Array.from({ length: Math.max(1, ...counts) }, (_, p) => plan.configs.flatMap((_, c) => (p < (counts[c] as number) ? [{ c, p }] : []))).flat();
   const started: Started[][] = plan.configs.map(() => []);
   let next = 0;
   await Promise.all(
@@ -185,6 +235,7 @@ async function startAll(plan: InProcessPlan, processes: number, all: LineChild[]
       for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
         const config = plan.configs[job.c] as ConfigName;
         const worker = await startWorker(config, plan, core, all);
+        const processes = counts[job.c] as number;
         (started[job.c] as Started[])[job.p] = worker;
         log(
           typeof worker === 'string'
@@ -197,9 +248,9 @@ async function startAll(plan: InProcessPlan, processes: number, all: LineChild[]
   return started;
 }
 
-/** Asks a worker for one round of request kind `k`: CPU ns and requests. */
-async function askRound(config: ConfigName, child: LineChild, k: number): Promise<{ ns: number; ops: number }> {
-  child.send(`round ${k}`);
+/** Asks a worker for one round of request kind `k`, after `settleMs` of it unmeasured: CPU ns and requests. */
+async function askRound(config: ConfigName, child: LineChild, k: number, settleMs: number): Promise<{ ns: number; ops: number }> {
+  child.send(`round ${k} ${settleMs}`);
   const answer = await child.next(120_000);
   const fields = answer.split(' ');
   const ns = Number(fields[2]);
@@ -209,19 +260,18 @@ async function askRound(config: ConfigName, child: LineChild, k: number): Promis
 }
 
 /**
- * Runs every configuration in {@link InProcessPlan.processes} worker
- * processes each, rounds interleaved across all of them ({@link roundSchedule});
- * then the profiles.
+ * Runs every configuration in its worker processes ({@link processesOf}),
+ * rounds interleaved across all of them ({@link globalSchedule}); then the
+ * profiles.
  */
 export async function runInProcess(plan: InProcessPlan, profiled: readonly ConfigName[]): Promise<InProcessResult> {
-  const processes = plan.processes ?? 1;
   const unavailable: Partial<Record<ConfigName, string>> = {};
   const live: LiveConfig[] = [];
   /** Every worker started, stopped at the end whatever happens. */
   const all: LineChild[] = [];
   const startedAt = performance.now();
   try {
-    const workers = await startAll(plan, processes, all);
+    const workers = await startAll(plan, all);
     plan.configs.forEach((config, c) => {
       const mine = workers[c] as Started[];
       const children = mine.flatMap((w) => (typeof w === 'string' ? [] : [w.child]));
@@ -256,33 +306,43 @@ export async function runInProcess(plan: InProcessPlan, profiled: readonly Confi
       });
     });
     const warmedAt = performance.now();
-    log(`in-process: ${live.length} configurations × ${processes} processes started and warmed up in ${((warmedAt - startedAt) / 1e3).toFixed(0)} s`);
-    for (const { round: r, process: p } of roundSchedule(plan.rounds, processes)) {
+    const counts = live.map((entry) => entry.children.length);
+    const layout = [...new Set(counts)].sort((a, b) => b - a).map((n) => `${counts.filter((m) => m === n).length} × ${n}`);
+    log(`in-process: ${live.length} configurations (${layout.join(', ')} processes) started and warmed up in ${((warmedAt - startedAt) / 1e3).toFixed(0)} s`);
+    const settleMs = plan.settleMs ?? 0;
+    const steps = globalSchedule(plan.rounds, counts);
+    for (const [step, scheduled] of steps.entries()) {
+      const active = live.flatMap((entry, c) => {
+        const at = scheduled[c];
+        return at === null || at === undefined ? [] : [{ entry, ...at }];
+      });
       for (let k = 0; k < KINDS.length; k++) {
-        const totals = new Map(live.map((entry) => [entry, { ns: 0, ops: 0 }]));
+        const totals = new Map(active.map((a) => [a, { ns: 0, ops: 0 }]));
         for (let pass = 0; pass < (plan.passes ?? 1); pass++) {
-          for (const entry of rotate(live, r * KINDS.length + k + pass)) {
-            const { ns, ops } = await askRound(entry.config, entry.children[p] as LineChild, k);
-            const total = totals.get(entry) as { ns: number; ops: number };
+          for (const a of rotate(active, step * KINDS.length + k + pass)) {
+            // Only a configuration of several processes settles: one process pauses a few seconds between its rounds, several that many times as long.
+            const { ns, ops } = await askRound(a.entry.config, a.entry.children[a.process] as LineChild, k, a.entry.children.length > 1 ? settleMs : 0);
+            const total = totals.get(a) as { ns: number; ops: number };
             total.ns += ns;
             total.ops += ops;
           }
         }
-        for (const [entry, total] of totals) {
-          const cell = entry.cells[k] as InProcessCell;
-          if (r < 0) cell.discarded?.push(total.ns / total.ops);
+        for (const [a, total] of totals) {
+          const cell = a.entry.cells[k] as InProcessCell;
+          if (a.round < 0) cell.discarded?.push(total.ns / total.ops);
           else {
             cell.rounds.push(total.ns / total.ops);
-            cell.processes?.push(p);
+            cell.processes?.push(a.process);
           }
         }
       }
+      const r = step - (steps.length - plan.rounds);
       if (r >= 0)
         log(
-          `in-process round ${r + 1}/${plan.rounds} (process ${p + 1}/${processes}): ${live.map((w) => `${w.config} ${(((w.cells[0] as InProcessCell).rounds[r] as number) / 1e3).toFixed(2)}`).join(', ')} µs (get)`,
+          `in-process round ${r + 1}/${plan.rounds}: ${active.map((a) => `${a.entry.config}${a.entry.children.length > 1 ? ` (${a.process + 1}/${a.entry.children.length})` : ''} ${(((a.entry.cells[0] as InProcessCell).rounds[r] as number) / 1e3).toFixed(2)}`).join(', ')} µs (get)`,
         );
     }
-    log(`in-process: ${plan.rounds} rounds (and ${processes} discarded) in ${((performance.now() - warmedAt) / 1e3).toFixed(0)} s`);
+    log(`in-process: ${plan.rounds} rounds (and ${Math.max(...counts)} discarded) in ${((performance.now() - warmedAt) / 1e3).toFixed(0)} s`);
   } finally {
     for (const child of all) child.stop();
   }

@@ -134,6 +134,26 @@ export class MajorGcCount {
   }
 }
 
+/**
+ * Runs a prepared case unmeasured for at least `cpuMs` of CPU (whole
+ * batches; nothing when `cpuMs` is 0); returns the operations run. An
+ * in-process worker does this before each round it is asked for
+ * (in-process-worker.ts): a worker left idle for seconds between its rounds
+ * finds its heap resized for an idle process (V8 shrinks the young
+ * generation when the allocation rate it last sampled is low, and the memory
+ * reducer compacts an idle heap), and the requests that grow it back would
+ * otherwise be charged to the round.
+ */
+export async function settle(prepared: Prepared, cpuMs: number): Promise<number> {
+  let ns = 0;
+  let ops = 0;
+  while (ns < cpuMs * 1e6) {
+    ns += await runBatch(prepared.op, prepared.batch);
+    ops += prepared.batch;
+  }
+  return ops;
+}
+
 /** A round of collection cycles may run at most this many times its minimum length (when no major collection comes). */
 export const ALIGNED_ROUND_CAP = 3;
 

@@ -11,7 +11,17 @@ import { BENCH_ROOT } from './cli.js';
 import type { ProfileSummary } from './cpu-profile.js';
 import { type HttpCell, type HttpResult, httpCellOf, httpCpuDifference, httpRatio } from './http.js';
 import { type ConfigName, type Framework, frameworkOf, KINDS, PEER_OF, REQUEST_ORIGIN, REQUESTS, type RequestKind } from './http/configs.js';
-import { added, addedRounds, addsDifference, cellOf, type InProcessResult, type ProfiledCase, roundProcesses, roundSchedule } from './in-process.js';
+import {
+  added,
+  addedRounds,
+  addsDifference,
+  cellOf,
+  type InProcessResult,
+  type ProfiledCase,
+  processesOf,
+  roundProcesses,
+  roundSchedule,
+} from './in-process.js';
 import { findCase, floorOf, type MicroResult, nsOf, ratio, ratios } from './micro.js';
 import type { MicroCase } from './micro-worker.js';
 import type { CompactFigures } from './scale.js';
@@ -459,7 +469,6 @@ function processSection(
   rows: readonly TargetRow[],
   fragment: (name: string, values?: Readonly<Record<string, string>>) => string,
 ): string {
-  const processes = result.plan.processes ?? 1;
   const cells = result.cells.flatMap((cell) => {
     const s =
       cell.processes === undefined
@@ -468,7 +477,8 @@ function processSection(
             cell.rounds.map((ns) => ns / 1e3),
             cell.processes,
           );
-    return s === undefined ? [] : [s];
+    // The median F of processes alike, for this cell's own numbers of processes and rounds.
+    return s === undefined ? [] : [{ ...s, nullF: fUpperQuantile(0.5, s.medians.length - 1, cell.rounds.length - s.medians.length) }];
   });
   const judged = rows.flatMap((row) => {
     const s = row.perRound === undefined ? undefined : processSpread(row.perRound.values, row.perRound.processes);
@@ -478,11 +488,10 @@ function processSection(
   const significant = (list: readonly { readonly p: number }[]): string => String(list.filter((x) => x.p < 0.05).length);
   const lines = [
     fragment('process-spread', {
-      processes: String(processes),
-      roundsEach: fmt(result.plan.rounds / processes, 0),
+      layout: severalProcessesText(result),
       cells: String(cells.length),
       cellsMedianF: fmt(median(cells.map((c) => c.f)), 2),
-      nullMedianF: fmt(fUpperQuantile(0.5, processes - 1, result.plan.rounds - processes), 2),
+      nullMedianF: fmt(median(cells.map((c) => c.nullF)), 2),
       cellsSignificant: significant(cells),
       cellsExpected: fmt(cells.length / 20, 1),
       figures: String(judged.length),
@@ -508,22 +517,61 @@ function processSection(
   return lines.join('\n');
 }
 
-/** The sentence on what the verdict rule implies for the processes' medians (empty with one process). */
+/** Display names of the frameworks, for the method's sentences. */
+const FRAMEWORK_NAMES: Readonly<Record<Framework, string>> = { express: 'Express', koa: 'Koa', fetch: 'Fetch', hono: 'Hono', fastify: 'Fastify' };
+
+/** The run's configurations grouped by their number of worker processes, most first: [count, frameworks]. */
+function processGroups(result: InProcessResult): [number, Framework[]][] {
+  const groups = new Map<number, Framework[]>();
+  const configs = result.plan.configs.length > 0 ? result.plan.configs : [...new Set(result.cells.map((c) => c.config))];
+  for (const config of configs) {
+    const n = processesOf(config, result.plan);
+    const list = groups.get(n) ?? [];
+    if (!list.includes(frameworkOf(config))) list.push(frameworkOf(config));
+    groups.set(n, list);
+  }
+  return [...groups.entries()].sort((a, b) => b[0] - a[0]);
+}
+
+/** "1 per configuration", or "3 per configuration of Express and Fetch, 1 per other configuration". */
+export function workersText(result: InProcessResult): string {
+  const groups = processGroups(result);
+  if (groups.length <= 1) return `${groups[0]?.[0] ?? result.plan.processes ?? 1} per configuration`;
+  const named = groups.slice(0, -1).map(([n, frameworks]) => `${n} per configuration of ${frameworks.map((f) => FRAMEWORK_NAMES[f]).join(' and ')}`);
+  return `${named.join(', ')}, ${(groups[groups.length - 1] as [number, Framework[]])[0]} per other configuration`;
+}
+
+/** Which configurations ran in several processes, and how many rounds each process ran. */
+function severalProcessesText(result: InProcessResult): string {
+  const groups = processGroups(result).filter(([n]) => n > 1);
+  const all = processGroups(result).length === 1;
+  return groups
+    .map(
+      ([n, frameworks]) =>
+        `${all ? 'Every configuration' : `Every configuration of ${frameworks.map((f) => FRAMEWORK_NAMES[f]).join(' and ')}`} ran in ${n} worker processes, ${fmt(result.plan.rounds / n, 0)} rounds each`,
+    )
+    .join('; ');
+}
+
+/** The sentence on what the verdict rule implies for the processes' medians (empty with one process per configuration). */
 function verdictByProcess(result: InProcessResult, fragment: (name: string, values?: Readonly<Record<string, string>>) => string): string {
-  const processes = result.plan.processes ?? 1;
-  if (processes < 2) return '';
-  const roundsEach = roundSchedule(result.plan.rounds, processes).reduce<number[]>((counts, r) => {
-    if (r.round >= 0) counts[r.process] = (counts[r.process] ?? 0) + 1;
-    return counts;
-  }, []);
-  const each = [...new Set(roundsEach)];
-  const behind = processesBehindVerdict(roundsEach);
-  const text = fragment('process-verdict', {
-    processes: String(processes),
-    roundsEach: each.length === 1 ? String(each[0]) : `${Math.min(...each)}–${Math.max(...each)}`,
-    behind: String(behind),
-  });
-  return 2 * behind > processes ? `${text} ${fragment('process-verdict-majority')}` : text;
+  const texts = processGroups(result)
+    .filter(([processes]) => processes > 1)
+    .map(([processes]) => {
+      const roundsEach = roundSchedule(result.plan.rounds, processes).reduce<number[]>((counts, r) => {
+        if (r.round >= 0) counts[r.process] = (counts[r.process] ?? 0) + 1;
+        return counts;
+      }, []);
+      const each = [...new Set(roundsEach)];
+      const behind = processesBehindVerdict(roundsEach);
+      const text = fragment('process-verdict', {
+        processes: String(processes),
+        roundsEach: each.length === 1 ? String(each[0]) : `${Math.min(...each)}–${Math.max(...each)}`,
+        behind: String(behind),
+      });
+      return 2 * behind > processes ? `${text} ${fragment('process-verdict-majority')}` : text;
+    });
+  return texts.join(' ');
 }
 
 function out(lines: string[], cells: readonly string[]): void {
@@ -717,7 +765,8 @@ export function report(results: RunResults): string {
     inProcessRoundMs: String(inProcess.plan.roundMs),
     inProcessTable: inProcessTable(inProcess),
     inProcessProcesses: processSection(inProcess, rows, fragment),
-    inProcessWorkers: String(inProcess.plan.processes ?? 1),
+    inProcessWorkers: workersText(inProcess),
+    inProcessSettle: (inProcess.plan.settleMs ?? 0) > 0 ? fragment('in-process-settle', { settleMs: fmt(inProcess.plan.settleMs ?? 0, 0) }) : '',
     inProcessVerdictByProcess: verdictByProcess(inProcess, fragment),
     beforeCommit: before?.commit ?? '—',
     beforeHow: before?.how ?? 'not recorded',

@@ -9,11 +9,21 @@ import { describe, expect, it } from 'vitest';
 import { whyUnavailable } from '../src/apps.js';
 import type { ConfigName, RequestKind } from '../src/http/configs.js';
 import { type HttpCell, type HttpResult, httpCpuDifference } from '../src/http.js';
-import { added, addedRounds, addsDifference, type InProcessCell, type InProcessResult, roundProcesses, roundSchedule } from '../src/in-process.js';
-import { ALIGNED_ROUND_CAP, nextRoundStep } from '../src/measure.js';
+import {
+  added,
+  addedRounds,
+  addsDifference,
+  globalSchedule,
+  type InProcessCell,
+  type InProcessResult,
+  processesOf,
+  roundProcesses,
+  roundSchedule,
+} from '../src/in-process.js';
+import { ALIGNED_ROUND_CAP, nextRoundStep, settle } from '../src/measure.js';
 import type { MicroResult } from '../src/micro.js';
 import type { MicroCase } from '../src/micro-worker.js';
-import { byProcessText, fill, type RunResults, report, verdictText } from '../src/report.js';
+import { byProcessText, fill, type RunResults, report, verdictText, workersText } from '../src/report.js';
 import {
   agreement,
   byProcess,
@@ -180,6 +190,72 @@ describe('several worker processes per configuration', () => {
       [3, 0],
     ]);
     expect(() => roundSchedule(3, 0)).toThrow();
+  });
+
+  it('lays configurations with different numbers of processes side by side: measured round i of each at the same step', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 20 }), fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 6 }), (rounds, counts) => {
+        const steps = globalSchedule(rounds, counts);
+        const max = Math.max(...counts);
+        expect(steps).toHaveLength(rounds + max);
+        counts.forEach((n, c) => {
+          const own = steps.map((step) => step[c]).filter((s) => s !== null && s !== undefined);
+          // Each configuration's own schedule, whole and in order, ending with the run.
+          expect(own).toEqual(roundSchedule(rounds, n));
+          for (let i = 0; i < rounds; i++) expect(steps[max + i]?.[c]).toEqual({ round: i, process: i % n });
+          // Its discarded rounds come just before the measured ones.
+          for (let step = 0; step < max - n; step++) expect(steps[step]?.[c]).toBeNull();
+        });
+      }),
+    );
+    expect(globalSchedule(2, [3, 1]).map((step) => step.map((s) => (s === null ? null : [s.round, s.process])))).toEqual([
+      [[-3, 0], null],
+      [[-2, 1], null],
+      [
+        [-1, 2],
+        [-1, 0],
+      ],
+      [
+        [0, 0],
+        [0, 0],
+      ],
+      [
+        [1, 1],
+        [1, 0],
+      ],
+    ]);
+  });
+
+  it('gives each framework its number of processes, the others the default', () => {
+    const plan = { configs: [], rounds: 15, warmUpOps: 1, warmUpMs: 1, roundMs: 1 };
+    expect(processesOf('express+ampcors', plan)).toBe(1);
+    expect(processesOf('express+ampcors', { ...plan, processes: 2 })).toBe(2);
+    expect(processesOf('express+ampcors', { ...plan, processes: 2, processesByFramework: { express: 3 } })).toBe(3);
+    expect(processesOf('koa+ampcors', { ...plan, processes: 2, processesByFramework: { express: 3 } })).toBe(2);
+    const result = (configs: ConfigName[], processesByFramework?: InProcessResult['plan']['processesByFramework']): InProcessResult => ({
+      plan: { ...plan, configs, processesByFramework },
+      cells: [],
+      unavailable: {},
+      profiles: [],
+    });
+    expect(workersText(result(['express', 'koa']))).toBe('1 per configuration');
+    expect(workersText(result(['express', 'express+cors', 'koa', 'fetch'], { express: 3, fetch: 2 }))).toBe(
+      '3 per configuration of Express, 2 per configuration of Fetch, 1 per other configuration',
+    );
+    expect(workersText(result(['express', 'fetch', 'koa'], { express: 3, fetch: 3 }))).toBe(
+      '3 per configuration of Express and Fetch, 1 per other configuration',
+    );
+  });
+
+  it('settles a case unmeasured for at least the CPU time asked, in whole batches, and not at all for 0 ms', async () => {
+    let calls = 0;
+    const prepared = { op: { fn: () => calls++, async: false }, batch: 64, warmUpOps: 0 };
+    expect(await settle(prepared, 0)).toBe(0);
+    expect(calls).toBe(0);
+    const ops = await settle(prepared, 2);
+    expect(ops).toBe(calls);
+    expect(ops % 64).toBe(0);
+    expect(ops).toBeGreaterThan(0);
   });
 
   it('splits per-round figures by process, and refuses lists that do not pair', () => {
@@ -480,7 +556,7 @@ describe('the report', () => {
     expect(three).toMatch(/\| ahead of @koa\/cors on koa, get \(in process\) \| -1.00 \/ -0.94 \/ -0.90 \| 0.00 \| 0.05 \| [\d.]+ \| \*\*0.000\*\* \|/);
     // Of the 12 cells only koa+ampcors's three differ by process.
     expect(three).toMatch(
-      /Over the 12 cells of the table above \(µs per request\) the median F is [\d.]+ \(about 0.73 were the processes alike\), with p < 0.05 for 3 of them/,
+      /Over the 12 cells of the table above measured by several processes \(µs per request\) the median F is [\d.]+ \(about 0.73 were the processes alike\), with p < 0.05 for 3 of them/,
     );
   });
 
