@@ -86,3 +86,4 @@ export {
   createCorsPackagePolicy,
 } from './drop-in-cors.js';
 export { guardedDelegatePolicies, type RequestAbout } from './delegate-guard.js';
+export { CORS_RESPONSE_HEADERS, type HeaderRemover, InnermostDecisions, NO_CORS_HEADERS, removeEarlierCorsHeaders } from './nested-policies.js';

@@ -18,8 +18,10 @@ import {
   createCorsPackagePolicy,
   guardedDelegatePolicies,
   isThenable,
+  NO_CORS_HEADERS,
   nodeRequestAbout,
   nodeRequestFacts,
+  removeEarlierCorsHeaders,
 } from '@ampcors/core/adapter';
 import { attachVerdict } from './request-verdict.js';
 
@@ -52,7 +54,8 @@ function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse
   try {
     const { verdict, plan } = decision;
     applyHeadersAtomically(res, plan.headers, plan.vary);
-    attachVerdict(req, verdict);
+    // An earlier ampCors (app-wide, this one on a router) decided this request: this one decides instead (core's nested-policies.ts).
+    if (attachVerdict(req, verdict)) removeEarlierCorsHeaders(res, plan.headers);
     if (plan.email !== undefined) (req as IncomingMessage & { ampCorsEmail?: EmailSender }).ampCorsEmail = plan.email;
     if (!plan.handled) return next();
     // Node sends the body's Content-Length itself (none with a 204, as RFC 9110 §8.6 requires); one set before is corrected.
@@ -67,8 +70,12 @@ function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse
   }
 }
 
+/** An error goes to `next(err)` with `Vary: Origin` and no CORS header (not even an earlier ampCors's: core's nested-policies.ts). */
 function fail(error: unknown, res: ServerResponse, next: Next): void {
-  if (!res.headersSent) res.setHeader('Vary', appendVary(res.getHeader('Vary'), ['Origin']));
+  if (!res.headersSent) {
+    removeEarlierCorsHeaders(res, NO_CORS_HEADERS);
+    res.setHeader('Vary', appendVary(res.getHeader('Vary'), ['Origin']));
+  }
   next(error);
 }
 

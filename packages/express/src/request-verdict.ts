@@ -58,8 +58,8 @@ const ourAccessor = new WeakMap<object, boolean>();
 let lastProto: object | null = null;
 let lastOurs = false;
 
-/** Sets `req.ampCors` to `verdict` (see the file comment). */
-export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verdict: Verdict): void {
+/** Sets `req.ampCors` to `verdict` (see the file comment); true when an earlier ampCors had given the request its verdict (core's nested-policies.ts). */
+export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verdict: Verdict): boolean {
   const proto = Object.getPrototypeOf(req) as object | null;
   if (proto !== lastProto) {
     let ours = proto === null ? false : ourAccessor.get(proto);
@@ -71,6 +71,13 @@ export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verd
     lastOurs = ours;
   }
   // An own `ampCors` (an earlier middleware's) is assigned as before.
-  if (lastOurs && !Object.hasOwn(req, 'ampCors') && !Object.hasOwn(proto as object, 'ampCors')) verdicts.set(req, verdict);
-  else req.ampCors = verdict;
+  let earlier: boolean;
+  if (lastOurs && !Object.hasOwn(req, 'ampCors') && !Object.hasOwn(proto as object, 'ampCors')) {
+    earlier = verdicts.has(req);
+    verdicts.set(req, verdict);
+  } else {
+    earlier = req.ampCors !== undefined;
+    req.ampCors = verdict;
+  }
+  return earlier;
 }

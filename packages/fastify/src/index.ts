@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { EmailSender, Verdict } from '@ampcors/core';
-import { appendVary, createFastifyCorsPolicy, isThenable } from '@ampcors/core/adapter';
+import { appendVary, createFastifyCorsPolicy, isThenable, NO_CORS_HEADERS, removeEarlierCorsHeaders } from '@ampcors/core/adapter';
 import type { CorsDecision, FastifyCorsOptions, FastifyCorsOriginFunction, FastifyCorsPolicy } from '@ampcors/core/adapter';
 import type { HookHandlerDoneFunction as Done, FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
 import fp from 'fastify-plugin';
@@ -64,17 +64,26 @@ function routeContextKey(request: FastifyRequest): symbol | null {
 function vary(reply: FastifyReply, names: readonly string[]): void {
   if (names.length > 0) reply.header('vary', appendVary(reply.getHeader('vary'), names));
 }
-/** An error goes to Fastify's error handler (500) with `Vary: Origin`, no CORS header. */
+/** An error goes to Fastify's error handler (500) with `Vary: Origin`, no CORS header (not even an earlier ampCors's: core's nested-policies.ts). */
 function fail(error: unknown, reply: FastifyReply, done: Done): void {
+  removeEarlierCorsHeaders(reply, NO_CORS_HEADERS);
   vary(reply, ['Origin']);
   done(error instanceof Error ? error : new Error(String(error)));
 }
+/**
+ * The preflights an ampCors handed over to the `OPTIONS *` route (preflightContinue): only those are answered there.
+ * Shared by every installation: with two ampCors on one path (an app-wide one, a stricter one in a child context), the
+ * route of the first answers what either hands over.
+ */
+const passedOn = new WeakSet<FastifyRequest>();
+
 /** Installs the hook and the `OPTIONS *` route of a validated configuration. */
 function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
   const contextKey: { found?: symbol | null } = {}; // Fastify's route-context key (see routeConfigOf)
-  const passedOn = new WeakSet<FastifyRequest>(); // The preflights handed over to the OPTIONS * route (preflightContinue): only those are answered there.
   /** 3. Applies a decision: headers, verdict, and the answer when core ends the request here. */
   const settle = ({ verdict, plan }: CorsDecision, request: FastifyRequest, reply: FastifyReply, done: Done): void => {
+    // An earlier ampCors (a parent context's plugin) decided this request: this one, more specific, decides instead.
+    const earlier = request.ampCors !== undefined;
     try {
       // Core's values are checked header values and `reply.header` only records them: all are sent, or (on an error) none.
       // Core's names are in lower case, as Fastify stores them (its own lowering of each then copies nothing).
@@ -84,6 +93,8 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
         reply.header(header[0], header[1]);
       }
       vary(reply, plan.vary);
+      // Its CORS headers that this plan does not set go (core's nested-policies.ts).
+      if (earlier) removeEarlierCorsHeaders(reply, headers);
     } catch (error) {
       return fail(error, reply, done);
     }
@@ -112,7 +123,8 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
       );
     else if ('plan' in decided) settle(decided, request, reply, done);
     else {
-      // 2. The drop-in's own answers: strictPreflight's 400, or a route with CORS off (status 0: passed on).
+      // 2. The drop-in's own answers: strictPreflight's 400, or a route with CORS off (status 0: passed on); no CORS header, not even an earlier ampCors's.
+      if (request.ampCors !== undefined) removeEarlierCorsHeaders(reply, NO_CORS_HEADERS);
       vary(reply, decided.vary);
       if (decided.status === 0) done();
       else void reply.code(decided.status).type(decided.contentType).send(decided.body);
@@ -121,7 +133,12 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
   // Lets Fastify route a preflight to a path whose routes define no OPTIONS (answered by the hook, or handed over by preflightContinue).
   const logLevel = cors.logLevel as LogLevel | undefined;
   const routeOptions = { schema: { hide: cors.hideOptionsRoute } as FastifySchema, ...(logLevel !== undefined && { logLevel }) };
-  fastify.options('*', routeOptions, (request, reply) => void (passedOn.has(request) ? reply.send() : reply.callNotFound()));
+  try {
+    fastify.options('*', routeOptions, (request, reply) => void (passedOn.has(request) ? reply.send() : reply.callNotFound()));
+  } catch (error) {
+    // A route already there (an earlier ampCors on the same path, or the application's own) serves instead.
+    if ((error as { code?: unknown } | null)?.code !== 'FST_ERR_DUPLICATED_ROUTE') throw error;
+  }
   for (const name of ['ampCors', 'ampCorsEmail']) if (!fastify.hasRequestDecorator(name)) fastify.decorateRequest(name, undefined); // Request shape kept stable.
 }
 

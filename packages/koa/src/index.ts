@@ -8,7 +8,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmailSender, Verdict } from '@ampcors/core';
-import { applyHeadersAtomically, type CorsPlan, createKoaCorsPolicy, isThenable, type KoaCorsOptions, type KoaCorsOriginFunction } from '@ampcors/core/adapter';
+import {
+  applyHeadersAtomically,
+  type CorsPlan,
+  createKoaCorsPolicy,
+  InnermostDecisions,
+  isThenable,
+  type KoaCorsOptions,
+  type KoaCorsOriginFunction,
+  NO_CORS_HEADERS,
+  removeEarlierCorsHeaders,
+} from '@ampcors/core/adapter';
 
 export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type Verdict } from '@ampcors/core';
 export type { VerdictSource } from '@ampcors/core/adapter';
@@ -43,6 +53,9 @@ export type KoaOriginFunction<C extends KoaContextLike = KoaContextLike> = KoaCo
  */
 export type KoaAmpCorsOptions = KoaCorsOptions<KoaContextLike>;
 
+/** The contexts an inner ampCors decided after an outer one: the outer then leaves the headers of a later error alone (core's nested-policies.ts). */
+const innermost = new InnermostDecisions<KoaContextLike>();
+
 /** A Koa middleware. */
 export type AmpCorsKoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unknown>) => Promise<void>;
 
@@ -67,6 +80,11 @@ export type AmpCorsKoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unk
  * carrying `Vary: Origin` (and, after later middleware threw, the CORS
  * headers unless `keepHeadersOnError: false`), so Koa's error response keeps them.
  *
+ * Two ampCors on one request (an app-wide one, a stricter one on a path):
+ * the innermost decides; it removes the CORS headers the earlier one set
+ * and its own plan does not, and the earlier one leaves an error's headers
+ * to it (core's nested-policies.ts).
+ *
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use(ampCors({ publishers: ['example.com'] }))
  */
@@ -74,16 +92,25 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
   const cors = createKoaCorsPolicy<KoaContextLike>(options, 'ampCors (@ampcors/koa)');
   return async function ampCorsMiddleware(ctx, next) {
     let plan: CorsPlan;
+    const state = ctx.state as AmpCorsState;
+    // An earlier ampCors decided this request: this one decides instead (core's nested-policies.ts).
+    const earlier = state.ampCors !== undefined;
+    if (earlier) innermost.decidesAgain(ctx, cors);
     try {
       const decided = cors.decide(ctx);
       const { verdict, plan: planned } = isThenable(decided) ? await decided : decided;
       plan = planned;
       // Straight to Node's response, as Koa's `ctx.set` does for a string (it skips once the headers are sent): all of them or none.
-      if (!ctx.res.headersSent) applyHeadersAtomically(ctx.res, cors.headersOf(plan), plan.vary);
-      const state = ctx.state as AmpCorsState;
+      if (!ctx.res.headersSent) {
+        const headers = cors.headersOf(plan);
+        applyHeadersAtomically(ctx.res, headers, plan.vary);
+        if (earlier) removeEarlierCorsHeaders(ctx.res, headers);
+      }
       state.ampCors = verdict;
       if (plan.email !== undefined) state.ampCorsEmail = plan.email;
     } catch (error) {
+      // A failure never allows: not even with an earlier ampCors's headers (for an error handler that keeps them).
+      if (earlier && !ctx.res.headersSent) removeEarlierCorsHeaders(ctx.res, NO_CORS_HEADERS);
       throw cors.errorWhileDeciding(error);
     }
     if (plan.handled) {
@@ -95,7 +122,8 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
     try {
       await next();
     } catch (error) {
-      throw cors.errorAfter(error, plan);
+      // An inner ampCors decided this request: its error headers stand.
+      throw innermost.overruled(ctx, cors) ? error : cors.errorAfter(error, plan);
     }
   };
 }

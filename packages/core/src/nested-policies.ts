@@ -1,0 +1,87 @@
+/**
+ * Two ampCors policies on one request: the innermost decides (attacker's
+ * review, session 15: an application-wide policy allowing a partner and a
+ * stricter one on `/admin` denying it answered `/admin` with the outer
+ * policy's `Access-Control-Allow-Origin` and `-Credentials`, so the partner
+ * read it with the user's cookies). The more specific policy decides:
+ *
+ * 1. An adapter that writes its headers before the handler runs (Express,
+ *    Koa, Fastify) and sees that an earlier ampCors decided the request
+ *    (the verdict it already keeps: `req.ampCors`, `ctx.state.ampCors`,
+ *    `request.ampCors`) removes every CORS response header its own plan
+ *    does not set ({@link removeEarlierCorsHeaders}); `Vary` is kept, merged.
+ *    A failing ampCors removes all of them (a failure never allows).
+ * 2. An adapter whose outer layer writes after the handler (Hono, Fetch;
+ *    Koa's headers of an error thrown later) notes that an inner ampCors
+ *    decided again ({@link InnermostDecisions}); the outer layers then leave
+ *    the answer alone.
+ *
+ * The names and the rule live here once; the adapters only say where their
+ * verdict is kept and how their response removes a header.
+ */
+/**
+ * Every response header a CORS plan (or a drop-in's) may set that lets a
+ * page read the response or send a request: those an inner policy must not
+ * inherit from an outer one. `Vary` is not one (it only widens caching).
+ */
+export const CORS_RESPONSE_HEADERS: readonly string[] = Object.freeze([
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
+  'amp-access-control-allow-source-origin',
+  'amp-email-allow-sender',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-max-age',
+  'access-control-allow-private-network',
+]);
+
+/** A response whose headers can be removed by name (Node's `ServerResponse`, Koa's `ctx.res`, Fastify's reply). */
+export interface HeaderRemover {
+  removeHeader(name: string): unknown;
+}
+
+/** No header: {@link removeEarlierCorsHeaders} given it removes every CORS header (a failure's answer). */
+export const NO_CORS_HEADERS: ReadonlyArray<readonly [string, string]> = Object.freeze([]);
+
+/**
+ * 1. Removes from `target` each of {@link CORS_RESPONSE_HEADERS} that
+ * `headers` (a plan's) does not set (those are set, or already were, by the
+ * adapter): called only when an earlier ampCors decided the same request,
+ * or when deciding failed (with {@link NO_CORS_HEADERS}), never on the usual
+ * path. `Vary` is left as it is.
+ *
+ * @param headers - the headers the adapter sets for its plan (`plan.headers`, or a drop-in's with its own added); names in lower case
+ */
+export function removeEarlierCorsHeaders(target: HeaderRemover, headers: ReadonlyArray<readonly [string, string]>): void {
+  for (const name of CORS_RESPONSE_HEADERS) if (!headers.some((header) => header[0] === name)) target.removeHeader(name);
+}
+
+/**
+ * 2. Which ampCors decided a request last, for adapters whose outer layer
+ * writes after the handler (one instance per adapter module; `K` is what
+ * identifies the request there: Hono's context, Fetch's `Request`, Koa's
+ * context). Only an ampCors that finds an earlier one's verdict notes
+ * itself ({@link decidesAgain}): a request one policy decides costs a
+ * property read, and a process without nested policies never looks a
+ * request up ({@link overruled}).
+ */
+export class InnermostDecisions<K extends object> {
+  /** Whether any request was decided twice in this process (until then, {@link overruled} looks nothing up). */
+  private nested = false;
+  /** The last ampCors (its policy, as the adapter names it) that decided each request decided before. */
+  private readonly last = new WeakMap<K, object>();
+
+  /** Notes that `policy` decides `request` after an earlier ampCors did (its verdict was there): it, or a later one, decides. */
+  decidesAgain(request: K, policy: object): void {
+    this.nested = true;
+    this.last.set(request, policy);
+  }
+
+  /** Whether an ampCors other than `policy`, inside it, decided `request` after it: then `policy` leaves the answer alone. */
+  overruled(request: K, policy: object): boolean {
+    if (!this.nested) return false;
+    const last = this.last.get(request);
+    return last !== undefined && last !== policy;
+  }
+}
