@@ -259,9 +259,11 @@ function dataKey(value: unknown, top: boolean): string | undefined {
     return `/${JSON.stringify((value as RegExp).source)}/${(value as RegExp).flags}`;
   if (!top || prototype !== Array.prototype || (value as unknown[]).length > MAX_COMPARED_ITEMS) return undefined;
   const items: string[] = [];
+  let length = 0;
   for (const item of value as unknown[]) {
     const key = dataKey(item, false);
-    if (key === undefined) return undefined;
+    // A key past MAX_KEY_LENGTH is never used (contentKeyOf): stop building it.
+    if (key === undefined || (length += key.length + 1) > MAX_KEY_LENGTH) return undefined;
     items.push(key);
   }
   return `[${items.join(',')}]`;

@@ -518,6 +518,17 @@ describe("corsPackagePolicies: each answer compiled once, never another answer's
     );
   });
 
+  it('an answer of data only whose key would pass 4,096 characters is remembered by object, not by content', () => {
+    const policyOf = corsPackagePolicies(ENTRY);
+    const list = () => Array.from({ length: 200 }, (_, i) => `https://partner-number-${i}.example`);
+    const shared = { origin: list(), credentials: true };
+    const first = policyOf(shared);
+    expect(policyOf(shared)).toBe(first);
+    expect(policyOf({ origin: list(), credentials: true })).not.toBe(first);
+    // A short list of the same kind is keyed by content: equal answers share one policy.
+    expect(policyOf({ origin: list().slice(0, 20), credentials: true })).toBe(policyOf({ origin: list().slice(0, 20), credentials: true }));
+  });
+
   it('nested plain objects are compared field by field: a cache, email.senders and email.clientOrigins edited in place', () => {
     const policyOf = corsPackagePolicies(ENTRY);
     const options = {
