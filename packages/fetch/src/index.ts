@@ -122,11 +122,16 @@ function listsOf(plan: Pick<CorsPlan, 'headers' | 'vary'>): HeaderLists {
 }
 
 /**
- * What ampcors wrote into a Response in place, one entry per name: `[name, value before (null: none), value written]`.
- * Held by the Response ({@link Written}), and by the request it was written for, as that request's last one: a
- * Response returned again (a handler's cached 404) is recognised, and so is another ampcors layer of the same request.
+ * What ampcors wrote into a Response in place: the headers it set (`pairs`, as {@link HeaderLists} has them: usually
+ * the plan's own list, shared), and `Vary` as it was and as ampcors left it (`undefined`: not written). Held by the
+ * Response ({@link Written}), and by the request it was written for, as that request's last one: a Response returned
+ * again (a handler's cached 404) is recognised, and so is another ampcors layer of the same request.
  */
-type Note = Array<[name: string, before: string | null, written: string]>;
+interface Note {
+  readonly pairs: ReadonlyArray<readonly [string, string]>;
+  readonly varyBefore: string | null | undefined;
+  readonly varyWritten: string | undefined;
+}
 
 /**
  * Twin of `Written` in packages/hono/src/index.ts: keep in step.
@@ -155,43 +160,43 @@ class Written extends Carrier {
 const notes = new WeakMap<object, Note>();
 
 /**
- * Extends `Vary`, then sets the headers, noting in `note` each name's value before and after: on immutable headers the
- * first `set` throws, so nothing is half-applied.
+ * Extends `Vary`, then sets the headers: on immutable headers the first `set` throws, so nothing is half-applied.
+ * Returns what it wrote ({@link Note}).
  */
-function writePlan(into: Headers, { pairs, varyNames, vary }: HeaderLists, note: Note): void {
+function writePlan(into: Headers, { pairs, varyNames, vary }: HeaderLists): Note {
+  let varyBefore: string | null | undefined;
+  let varyWritten: string | undefined;
   if (vary !== null) {
-    const existing = into.get('vary');
-    const value = existing === null ? vary : appendVary(existing, varyNames);
-    into.set('vary', value);
-    note.push(['vary', existing, value]);
+    varyBefore = into.get('vary');
+    varyWritten = varyBefore === null ? vary : appendVary(varyBefore, varyNames);
+    into.set('vary', varyWritten);
   }
-  for (const [name, value] of pairs) {
-    note.push([name, into.get(name), value]);
-    into.set(name, value);
-  }
-}
-
-/** `earlier` with `later`'s writes over it: a name's first value before, its last value written. */
-function merged(earlier: Note, later: Note): Note {
-  const note = earlier.map((entry): Note[number] => [...entry]);
-  for (const [name, before, written] of later) {
-    const entry = note.find(([known]) => known === name);
-    if (entry === undefined) note.push([name, before, written]);
-    else entry[2] = written;
-  }
-  return note;
+  for (const [name, value] of pairs) into.set(name, value);
+  return { pairs, varyBefore, varyWritten };
 }
 
 /**
- * Twin of `unwritten` in packages/hono/src/index.ts: keep in step.
- * `headers` as they were before ampcors wrote `note` into them: each name still holding what ampcors wrote is put back
- * (removed when it had none); a name changed since (by the handler) is left as it is.
+ * Twin of `merged` in packages/hono/src/index.ts: keep in step.
+ * What two ampcors layers of one request wrote, `later` over `earlier`: each name's last value, `Vary` as it was first.
  */
-function unwrite(headers: Headers, note: Note): Headers {
-  for (const [name, before, written] of note) {
-    if (headers.get(name) !== written) continue;
-    if (before === null) headers.delete(name);
-    else headers.set(name, before);
+function merged(earlier: Note, later: Note): Note {
+  const pairs = earlier.pairs.filter(([name]) => !later.pairs.some(([known]) => known === name)).concat(later.pairs);
+  return later.varyWritten === undefined
+    ? { pairs, varyBefore: earlier.varyBefore, varyWritten: earlier.varyWritten }
+    : { pairs, varyBefore: earlier.varyWritten === undefined ? later.varyBefore : earlier.varyBefore, varyWritten: later.varyWritten };
+}
+
+/**
+ * Twin of `unwrite` in packages/hono/src/index.ts: keep in step.
+ * `headers` without what ampcors wrote (`note`): each header still holding what ampcors set is removed (a value the
+ * handler had set under the same name, which ampcors replaced, is not put back: ampcors's plan decides that name), and
+ * `Vary`, if still as ampcors left it, is put back as it was; a name the handler changed since is left as it is.
+ */
+function unwrite(headers: Headers, { pairs, varyBefore, varyWritten }: Note): Headers {
+  for (const [name, written] of pairs) if (headers.get(name) === written) headers.delete(name);
+  if (varyWritten !== undefined && headers.get('vary') === varyWritten) {
+    if (typeof varyBefore === 'string') headers.set('vary', varyBefore);
+    else headers.delete('vary');
   }
   return headers;
 }
@@ -245,8 +250,7 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>,
   if (!mine) return copied(response, seen, lists);
   try {
     // 1. In place.
-    const note: Note = [];
-    writePlan(response.headers, lists, note);
+    const note = writePlan(response.headers, lists);
     const kept = seen === undefined ? note : merged(seen, note);
     Written.give(response, kept);
     Written.give(owner, kept);
@@ -258,7 +262,7 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>,
       const { body, status, statusText, headers } = response;
       if (typeof status !== 'number') return failure();
       const copy = new Response(body, { status, statusText, headers });
-      writePlan(copy.headers, lists, []);
+      writePlan(copy.headers, lists);
       return copy;
     } catch {
       return failure();
@@ -270,7 +274,7 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>,
 function copied(response: Response, note: Note, lists: HeaderLists): Response {
   try {
     const copy = copyOf(response);
-    writePlan(unwrite(copy.headers, note), lists, []);
+    writePlan(unwrite(copy.headers, note), lists);
     return copy;
   } catch {
     return failure();
