@@ -70,7 +70,13 @@ class Stamped extends Carrier {
   }
   /** Whether `request` was given a result (by an earlier ampCors); the table of {@link results} is read only for a request that takes no new property. */
   static has(request: object): boolean {
-    return #result in request || (!Object.isExtensible(request) && results.has(request));
+    if (#result in request) return true;
+    try {
+      return !Object.isExtensible(request) && results.has(request);
+    } catch {
+      // A Proxy whose trap throws (a revoked one): it was never given a result.
+      return false;
+    }
   }
   /** The result given to `request`, if any. */
   static of(request: object): AmpCorsResult | undefined {
