@@ -85,5 +85,6 @@ export {
   corsPackagePolicies,
   createCorsPackagePolicy,
 } from './drop-in-cors.js';
+export { lazyProperty, type OriginRewriter, originRewriter } from './asked-origin.js';
 export { guardedDelegatePolicies, type RequestAbout } from './delegate-guard.js';
 export { CORS_RESPONSE_HEADERS, type HeaderRemover, InnermostDecisions, NO_CORS_HEADERS, removeEarlierCorsHeaders } from './nested-policies.js';

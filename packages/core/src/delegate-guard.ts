@@ -58,9 +58,24 @@
  *    copy of this request's `Origin`. A delegate answering a new object per
  *    request (the usual literal) is asked each time.
  *
+ * 5. A question's request is the real one made about the asked origin
+ *    (the adapter's `about`: request-facts.ts's `nodeRequestAbout`, Koa's
+ *    and Hono's `contextAbout`): the asked origin shows wherever the real
+ *    one did, not only in `Origin` (asked-origin.ts; attacker's review,
+ *    session 15: a delegate echoing `req.query.__amp_source_origin` or the
+ *    `Referer`'s origin answered the real origin to every question and
+ *    passed): header values (never `Host` nor `Cookie`), the URL's path
+ *    segments and query parameters, however encoded, Express's `req.query`,
+ *    `req.params` and `req.res.req`.
+ *
  * Not covered, by design: a delegate written to recognise canaries, and one
- * that reads the `Origin` from somewhere other than the request it is given
- * (a closure kept from an earlier request, a global).
+ * that reads the origin from somewhere the question cannot show another
+ * (the guard cannot tell a copy of the attacker's origin from data the
+ * server checked and stored): a closure kept from an earlier request, a
+ * global, a cookie (the server may have set it from a checked origin; a
+ * cookie it set from the `Origin` itself stays undetectable), the body, a
+ * session or a database keyed by the request, and an origin assembled from
+ * pieces none of which holds its host (`https://${req.query.sub}.example.net`).
  */
 import type { CorsDecision } from './cors-policy.js';
 import type { CorsRequest } from './cors-response.js';

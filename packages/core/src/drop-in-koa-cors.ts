@@ -6,6 +6,7 @@
  * translates Koa's context and response. Pure: a Koa context is read as the
  * plain object {@link KoaCorsContext} describes, never imported.
  */
+import { lazyProperty, originRewriter } from './asked-origin.js';
 import { checkPeerAliases, type ConfigMode, type ConfigProblems } from './config-check.js';
 import type { NormalizedCorsOptions } from './cors-options.js';
 import { normalizeCorsOptions } from './cors-options.js';
@@ -219,14 +220,16 @@ function probeContext(origin: string): object {
  * A view of `ctx` in which the `Origin` request header is `origin`, for the
  * guard's questions about another origin than the request's (a canary, a
  * look-alike, the `__amp_source_origin`). It carries everything the real
- * context carries except the `Origin` (attacker's review, session 15: a
- * question context without what earlier middleware had put on the real one
- * made a loose function throw, which counts as "not allowed", so the guard
- * passed):
+ * context carries, the asked origin wherever the real one showed
+ * (attacker's review, session 15: a question context without what earlier
+ * middleware had put on the real one made a loose function throw, which
+ * counts as "not allowed", so the guard passed; one that replaced only the
+ * `Origin` let a function echoing `ctx.query.__amp_source_origin` or the
+ * `Referer`'s origin pass):
  *
  * 1. Everything Koa or earlier middleware put on the context, its request
- *    and its response (`ctx.params`, `ctx.request.body`, `ctx.query`,
- *    `ctx.app`, …) is read through from the real ones.
+ *    and its response (`ctx.request.body`, `ctx.app`, …) is read through
+ *    from the real ones.
  * 2. `state` is a copy of the real state (its own properties and
  *    prototype), made when the question is asked: an answer reads what
  *    earlier middleware put there, and what it writes on `state` stays on
@@ -236,15 +239,21 @@ function probeContext(origin: string): object {
  *    real request (attacker's review, session 15): the view's `request.ctx`
  *    and `response.ctx` are the view, its `request.response` and
  *    `response.request` each other.
- * 4. Node's request is the one about `origin` everywhere it shows its
- *    `Origin` (`headers`, `rawHeaders`, `headersDistinct`), as `ctx.req`,
- *    `request.req` and `response.req`, and as `req` of Node's response
- *    (`ctx.res.req`, which Node links back to the real request): the
- *    view's `res` inherits from the real one, so a status or header an
- *    answer sets before Node's header map exists stays on the view.
+ * 4. Node's request is the one about `origin` (request-facts.ts's
+ *    `nodeRequestAbout`: its headers, `Referer` and others included, and its
+ *    URL), as `ctx.req`, `request.req` and `response.req`, and as `req` of
+ *    Node's response (`ctx.res.req`, which Node links back to the real
+ *    request): the view's `res` inherits from the real one, so a status or
+ *    header an answer sets before Node's header map exists stays on the
+ *    view.
+ * 5. Koa's views of the URL follow from it: `ctx.originalUrl` (and the
+ *    request's) is rewritten (asked-origin.ts), so are `ctx.href`,
+ *    `ctx.URL`, `ctx.path`, `ctx.querystring` and `ctx.query` (their caches,
+ *    `memoizedURL` and `_querycache`, start empty on the view), and a
+ *    router's `params` and `captures`; each made when first read.
  *
- * Not replaced: Node's internals (`req.socket._httpMessage`), and what
- * earlier middleware derived from the real `Origin` and stored (a
+ * Not replaced: Node's internals (`req.socket._httpMessage`), a body, and
+ * what earlier middleware derived from the real `Origin` and stored (a
  * `ctx.state.origin`), or what the function stored there itself while
  * answering the real request: questions read it as the request left it.
  */
@@ -253,8 +262,7 @@ function contextAbout(ctx: KoaCorsContext, origin: string): object {
   // 4. The Node request about `origin`, and a Node response leading to it.
   const req = nodeRequestAbout(real.req, origin);
   const res: object | undefined = typeof real.res === 'object' && real.res !== null ? (Object.create(real.res, { req: { value: req } }) as object) : undefined;
-  const headers = req.headers;
-  const get = (name: string) => nodeHeader(headers, name.toLowerCase()) ?? '';
+  const headers: PropertyDescriptor = { get: () => req.headers };
   // 1. Views inheriting from the real objects.
   const view: object = Object.create(real) as object;
   const request: object = Object.create(real.request ?? null) as object;
@@ -265,12 +273,31 @@ function contextAbout(ctx: KoaCorsContext, origin: string): object {
     typeof given === 'object' && given !== null
       ? (Object.create(Object.getPrototypeOf(given) as object | null, Object.getOwnPropertyDescriptors(given)) as object)
       : {};
+  // 4. `ctx.get` reads the one header asked for (the usual `ctx.get('Origin')` needs no copy of the others).
+  const realHeaders = real.req.headers;
+  const rewrite = originRewriter(nodeHeader(realHeaders, 'origin'), origin);
+  const get = (name: string): string => {
+    const lower = name.toLowerCase();
+    if (lower === 'origin') return origin;
+    const value = nodeHeader(realHeaders, lower);
+    return value === null ? '' : rewrite === null ? value : rewrite.header(lower, value);
+  };
   // 3. and 4. Koa's links, and Node's objects.
   const node: PropertyDescriptorMap = { req: { value: req }, ...(res !== undefined && { res: { value: res } }) };
-  const about: PropertyDescriptorMap = { get: { value: get }, header: { value: headers }, headers: { value: headers }, ...node };
+  const about: PropertyDescriptorMap = { get: { value: get }, header: headers, headers, ...node };
   const toResponse: PropertyDescriptorMap = response === undefined ? {} : { response: { value: response } };
-  Object.defineProperties(view, { ...about, request: { value: request }, ...toResponse, state: { value: state } });
-  Object.defineProperties(request, { ...about, ctx: { value: view }, ...toResponse });
+  // 5. The URL as Koa shows it, and a router's parameters.
+  const urls = (of: object): PropertyDescriptorMap => {
+    if (rewrite === null) return {};
+    const views: PropertyDescriptorMap = {};
+    const originalUrl: unknown = (of as { originalUrl?: unknown }).originalUrl;
+    if (typeof originalUrl === 'string') views['originalUrl'] = lazyProperty(() => rewrite.url(originalUrl));
+    for (const name of ['params', 'captures']) if (Object.hasOwn(of, name)) views[name] = lazyProperty(() => rewrite.deep((of as Record<string, unknown>)[name]));
+    return views;
+  };
+  const caches: PropertyDescriptorMap = { memoizedURL: { value: undefined, writable: true }, _querycache: { value: undefined, writable: true } };
+  Object.defineProperties(view, { ...about, request: { value: request }, ...toResponse, state: { value: state }, ...urls(real) });
+  Object.defineProperties(request, { ...about, ctx: { value: view }, ...toResponse, ...caches, ...(real.request !== undefined && urls(real.request)) });
   if (response !== undefined) Object.defineProperties(response, { ctx: { value: view }, request: { value: request }, ...node });
   return view;
 }

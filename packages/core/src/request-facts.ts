@@ -5,6 +5,7 @@
  */
 import type { NormalizedCorsOptions } from './cors-options.js';
 import type { CorsRequest } from './cors-plan.js';
+import { lazyProperty, type OriginRewriter, originRewriter } from './asked-origin.js';
 import { sourceOriginOfUrl } from './source-origin.js';
 
 /** Reads one request header by its lower-case name: its value, or `null`/`undefined` when absent. */
@@ -283,21 +284,61 @@ export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
-/** A Node request's header map as {@link nodeRequestAbout} reads it. */
+/** What {@link nodeRequestAbout} reads of a Node (Express) request. */
 interface NodeLikeRequest {
   readonly headers?: Readonly<Record<string, unknown>>;
   readonly rawHeaders?: readonly string[];
   readonly headersDistinct?: Readonly<Record<string, unknown>> | null;
+  readonly url?: unknown;
+  readonly originalUrl?: unknown;
+  readonly res?: unknown;
+}
+
+/** An own, writable, enumerable property (as the real request's are). */
+function ownValue(value: unknown): PropertyDescriptor {
+  return { value, writable: true, enumerable: true, configurable: true };
+}
+
+/** A header value (a string, or a repeated header's strings) about the asked origin. */
+function headerValueAbout(rewrite: OriginRewriter, name: string, value: unknown): unknown {
+  if (typeof value === 'string') return rewrite.header(name, value);
+  return Array.isArray(value) ? value.map((item: unknown) => (typeof item === 'string' ? rewrite.header(name, item) : item)) : value;
+}
+
+/** A header map (`{ name: value }`, names in lower case) about the asked origin, its `origin` entry `origin`. */
+function headerMapAbout(headers: Readonly<Record<string, unknown>> | undefined, rewrite: OriginRewriter | null, origin: unknown): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...headers };
+  if (rewrite !== null) for (const name of Object.keys(copy)) if (name !== 'origin') copy[name] = headerValueAbout(rewrite, name, copy[name]);
+  copy['origin'] = origin;
+  return copy;
 }
 
 /**
- * A Node (`IncomingMessage`, Express) request made about another `Origin`:
- * an object inheriting from `req` whose `headers` is a copy with `origin`
- * replaced (Express's `req.get` and `req.header` read `this.headers`, in
- * Express 4 and 5) and whose `rawHeaders` has every `Origin` line's value
- * replaced, and so is `headersDistinct`'s `origin` (Node keeps that map on
- * the real request once read, so an inherited one would still say the real
- * `Origin`). What the delegate writes on it stays on it.
+ * A Node (`IncomingMessage`, Express) request made about another `Origin`
+ * (the guard's question; asked-origin.ts says why and how): an object
+ * inheriting from `req` in which the asked origin shows wherever the real
+ * one did. What the delegate writes on it stays on it.
+ *
+ * 1. `headers`: a copy with `origin` replaced, and every other value
+ *    rewritten (the `Referer`, `X-Forwarded-*`, custom headers; never
+ *    `Host` nor `Cookie`). Express's `req.get` and `req.header` read
+ *    `this.headers` (Express 4 and 5).
+ * 2. `rawHeaders` likewise, every `Origin` line's value replaced, and
+ *    `headersDistinct` (Node keeps that map on the real request once read,
+ *    so an inherited one would still say the real `Origin`).
+ * 3. `url` and Express's `originalUrl`: their path segments and query
+ *    parameters rewritten (Express 5's `req.query` and `req.path`, and
+ *    Koa's views, re-read them); Express 4's own `req.query` object and the
+ *    route's `req.params`.
+ *
+ * Each of these views is made when first read (asked-origin.ts's
+ * `lazyProperty`): a request is asked about many origins, and most
+ * functions read little of it.
+ * 4. Express's `req.res`: a view of the response whose `req` is this
+ *    question (`req.res.req.headers.origin` is the asked origin).
+ *
+ * When the real `Origin` is no canonical origin, only the `Origin` header
+ * is replaced.
  *
  * @param req - the request
  * @param origin - the `Origin` the copy carries
@@ -305,12 +346,34 @@ interface NodeLikeRequest {
  */
 export function nodeRequestAbout<R extends object>(req: R, origin: string): R {
   const real = req as R & NodeLikeRequest;
-  const own = (value: unknown): PropertyDescriptor => ({ value, writable: true, enumerable: true, configurable: true });
-  const headers = { ...real.headers, origin };
+  const realHeaders = real.headers;
+  const realOrigin = realHeaders?.['origin'];
+  const rewrite = originRewriter(typeof realOrigin === 'string' ? realOrigin : null, origin);
+  // 1. and 2. The headers (each view made when first read).
+  const properties: PropertyDescriptorMap = { headers: lazyProperty(() => headerMapAbout(realHeaders, rewrite, origin)) };
   const raw = real.rawHeaders;
-  const rawHeaders = Array.isArray(raw) ? raw.map((line, at) => (at % 2 === 1 && String(raw[at - 1]).toLowerCase() === 'origin' ? origin : line)) : raw;
-  const properties: PropertyDescriptorMap = { headers: own(headers), rawHeaders: own(rawHeaders) };
+  if (Array.isArray(raw))
+    properties['rawHeaders'] = lazyProperty(() =>
+      raw.map((line: unknown, at) => {
+        if (at % 2 === 0 || typeof line !== 'string') return line;
+        const name = String(raw[at - 1]).toLowerCase();
+        return name === 'origin' ? origin : rewrite === null ? line : rewrite.header(name, line);
+      }),
+    );
   const distinct = real.headersDistinct;
-  if (typeof distinct === 'object' && distinct !== null) properties['headersDistinct'] = own({ ...distinct, origin: [origin] });
-  return Object.create(req, properties) as R;
+  if (typeof distinct === 'object' && distinct !== null) properties['headersDistinct'] = lazyProperty(() => headerMapAbout(distinct, rewrite, [origin]));
+  // 3. The URL, the query and the route's parameters.
+  if (rewrite !== null) {
+    for (const name of ['url', 'originalUrl'] as const) {
+      const url = real[name];
+      if (typeof url === 'string') properties[name] = lazyProperty(() => rewrite.url(url));
+    }
+    for (const name of ['query', 'params'] as const)
+      if (Object.hasOwn(real, name)) properties[name] = lazyProperty(() => rewrite.deep((real as Record<string, unknown>)[name]));
+  }
+  const about = Object.create(req, properties) as R;
+  // 4. Express's link from the response back to the request.
+  const res = real.res;
+  if (typeof res === 'object' && res !== null) Object.defineProperty(about, 'res', ownValue(Object.create(res, { req: { value: about } }) as object));
+  return about;
 }

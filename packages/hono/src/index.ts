@@ -14,6 +14,9 @@ import {
   type HonoOriginFunction as OriginFunction,
   isThenable,
   nodeRequestAbout,
+  lazyProperty,
+  type OriginRewriter,
+  originRewriter,
 } from '@ampcors/core/adapter';
 import { Context, type MiddlewareHandler } from 'hono';
 
@@ -93,44 +96,53 @@ let anyRouteLost = false;
  * reads its data from the context throw on every question, which counts as
  * "not allowed", so the guard passed), and an answer cannot change the
  * request's variables, body or response (objects inside the variables are
- * shared, not copied):
+ * shared, not copied). The asked origin shows wherever the real one did
+ * (core's asked-origin.ts; attacker's review, session 15: a question that
+ * replaced only the `Origin` let a function echoing
+ * `c.req.query('__amp_source_origin')` or the `Referer`'s origin pass):
  *
- * 1. The raw request: URL, method, headers (the `Origin` replaced), and
+ * 1. The raw request: URL (its path segments and query parameters
+ *    rewritten: `c.req.url`, `c.req.query()`, `c.req.queries()`), method,
+ *    headers (the `Origin` replaced, the others rewritten: the `Referer`,
+ *    `X-Forwarded-*`, custom ones; never `Host` nor `Cookie`), and
  *    Cloudflare's `cf`, made when first read (most functions read only the
  *    origin they are given).
  * 2. `env` ({@link envAbout}) and the execution context
  *    ({@link executionAbout}), their views of the request made about `origin`.
  * 3. The route: path, match (its parameters, matched routes and route
- *    path) and route index. When the match cannot be read (hono before
- *    4.8), the context is noted in {@link routeLost}: the request's
- *    credentialed allow fails.
+ *    path; the path and parameters rewritten) and route index. When the
+ *    match cannot be read (hono before 4.8), the context is noted in
+ *    {@link routeLost}: the request's credentialed allow fails.
  * 4. The variables (`c.get`, `c.var`), copied: a `c.set` stays on the copy.
  * 5. The body already read (`c.req.json()` …), read through, and
- *    `hono/validator`'s data, its `header` target with the `Origin`
- *    replaced.
+ *    `hono/validator`'s data, its `query`, `param` and `header` targets
+ *    rewritten (the `Origin` replaced).
  *
  * Not carried: the response so far (reading `c.res` would create it and
  * change how hono merges the handler's headers), and a body the real
  * answer read from `c.req.raw` itself (the question's raw request has
- * none). Not replaced: what earlier middleware derived from the real
- * `Origin` and stored (a variable holding it), which questions read as is.
+ * none). Not replaced: a body, cookies, and what earlier middleware derived
+ * from the real `Origin` and stored (a variable holding it), which
+ * questions read as is.
  *
  * @param shared - what the questions about `c` share ({@link questionContexts})
  */
 function contextAbout(c: Context, origin: string, shared: Shared): Context {
   const real = c.req;
+  const rewrite = originRewriter(shared.headers['origin'], origin);
   // 1. The raw request, made when first read.
   let raw: Request | undefined;
-  const rawOf = (): Request => (raw ??= rawAbout(real.raw, shared.headers, origin));
+  const rawOf = (): Request => (raw ??= rawAbout(real.raw, shared.headers, origin, rewrite));
   // 2. and 3. The environment, the execution context and the route.
   const options = {
-    env: envAbout(c.env, origin, rawOf),
+    env: envAbout(c.env, origin, rawOf, rewrite),
     executionCtx: executionAbout(shared.executionCtx, rawOf),
     path: real.path,
-    matchResult: shared.matchResult,
+    matchResult: rewrite === null ? shared.matchResult : matchAbout(shared.matchResult, shared.headers['origin'] as string, rewrite),
   } as ConstructorParameters<typeof Context>[1];
   const question = new (c.constructor as typeof Context)(questionPlaceholder(), options);
   const asked = question.req;
+  if (rewrite !== null) Object.defineProperty(asked, 'path', lazyProperty(() => rewrite.url(real.path)));
   Object.defineProperty(asked, 'raw', {
     get: rawOf,
     set: (value: Request) => void (raw = value),
@@ -144,9 +156,20 @@ function contextAbout(c: Context, origin: string, shared: Shared): Context {
   asked.bodyCache = Object.create(real.bodyCache) as typeof asked.bodyCache;
   for (const target of VALIDATED) {
     const data: unknown = real.valid(target as never);
-    if (data !== undefined) asked.addValidatedData(target as never, (target === 'header' ? headerDataAbout(data, origin) : data) as never);
+    if (data !== undefined) asked.addValidatedData(target as never, validatedAbout(target, data, origin, rewrite) as never);
   }
   return question;
+}
+
+/** Route matches found to show nothing of an origin (hono's router may return one match object for many requests): match → that origin. */
+const cleanMatches = new WeakMap<object, string>();
+
+/** 3. The route match about the asked origin (`rewrite`): `matchResult` itself when it shows nothing of `real`, noted once per match and origin. */
+function matchAbout(matchResult: unknown, real: string, rewrite: OriginRewriter): unknown {
+  if (!isObject(matchResult) || cleanMatches.get(matchResult) === real) return matchResult;
+  const about = rewrite.deep(matchResult);
+  if (about === matchResult) cleanMatches.set(matchResult, real);
+  return about;
 }
 
 /** What the questions about one request share, read once per request ({@link questionContexts}). */
@@ -200,9 +223,12 @@ function sharedOf(c: Context, sharedByContext: WeakMap<Context, Shared>): Shared
   return shared;
 }
 
-/** The raw request of a question: `real`'s URL, method and headers with `origin`, and Cloudflare's `cf`. */
-function rawAbout(real: Request, headers: Readonly<Record<string, string>>, origin: string): Request {
-  const raw = new Request(real.url, { method: real.method, headers: { ...headers, origin } });
+/** The raw request of a question: `real`'s URL, method and headers about `origin` (`rewrite`), and Cloudflare's `cf`. */
+function rawAbout(real: Request, headers: Readonly<Record<string, string>>, origin: string, rewrite: OriginRewriter | null): Request {
+  const raw = new Request(rewrite === null ? real.url : rewrite.url(real.url), {
+    method: real.method,
+    headers: { ...(headerMapAbout(headers, origin, false, rewrite) as Record<string, string>), origin },
+  });
   const cf: unknown = (real as { cf?: unknown }).cf;
   if (cf !== undefined) Object.defineProperty(raw, 'cf', { value: cf, enumerable: true });
   return raw;
@@ -215,12 +241,10 @@ function questionPlaceholder(): Request {
   return (placeholder ??= new Request('https://ampcors-question.invalid/'));
 }
 
-/** `hono/validator`'s `header` data with every `origin` key (any case) made `origin`. */
-function headerDataAbout(data: unknown, origin: string): unknown {
-  if (typeof data !== 'object' || data === null) return data;
-  const copy: Record<string, unknown> = { ...(data as Record<string, unknown>) };
-  for (const name of Object.keys(copy)) if (name.toLowerCase() === 'origin') copy[name] = origin;
-  return copy;
+/** 5. `hono/validator`'s data of `target` about `origin`: its `header` data as a header map, its `query` and `param` data rewritten, the others as they are. */
+function validatedAbout(target: string, data: unknown, origin: string, rewrite: OriginRewriter | null): unknown {
+  if (target === 'header') return headerMapAbout(data, origin, false, rewrite);
+  return rewrite !== null && (target === 'query' || target === 'param') ? rewrite.deep(data) : data;
 }
 
 /** True for a non-null object. */
@@ -238,11 +262,30 @@ function copyWith(value: object, replaced: PropertyDescriptorMap): object {
   return Object.create(Object.getPrototypeOf(value) as object | null, { ...Object.getOwnPropertyDescriptors(value), ...replaced }) as object;
 }
 
-/** A header map (`{ name: value }` or `{ name: [values] }`) with every `Origin` entry, in any case, made `origin`. */
-function headerMapAbout(headers: unknown, origin: string, many: boolean): unknown {
+/**
+ * A header map (`{ name: value }` or `{ name: [values] }`) with every
+ * `Origin` entry, in any case, made `origin`, and every other value
+ * rewritten by `rewrite` (core's asked-origin.ts).
+ */
+function headerMapAbout(headers: unknown, origin: string, many: boolean, rewrite: OriginRewriter | null): unknown {
   if (!isObject(headers)) return headers;
   const replaced: PropertyDescriptorMap = {};
-  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'origin') replaced[name] = own(many ? [origin] : origin);
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'origin') {
+      replaced[name] = own(many ? [origin] : origin);
+      continue;
+    }
+    if (rewrite === null) continue;
+    const value: unknown = (headers as Record<string, unknown>)[name];
+    const about =
+      typeof value === 'string'
+        ? rewrite.header(lower, value)
+        : Array.isArray(value)
+          ? value.map((item: unknown) => (typeof item === 'string' ? rewrite.header(lower, item) : item))
+          : value;
+    if (about !== value) replaced[name] = own(about);
+  }
   return copyWith(headers, replaced);
 }
 
@@ -255,13 +298,14 @@ function headerMapAbout(headers: unknown, origin: string, many: boolean): unknow
  * 1. `@hono/node-server`: the Node request (`env.incoming`), and the Node
  *    response (`env.outgoing`) leading to it (Node's `res.req`).
  * 2. AWS Lambda (`hono/aws-lambda`): the event's `headers` and
- *    `multiValueHeaders`.
+ *    `multiValueHeaders`, and its `queryStringParameters` and
+ *    `multiValueQueryStringParameters` rewritten.
  * 3. Cloudflare Pages (`hono/cloudflare-pages`): the event context's
  *    `request`, the question's raw request (`rawOf`).
  *
  * Not replaced: Lambda@Edge's `event.Records[…].cf.request`.
  */
-function envAbout(env: unknown, origin: string, rawOf: () => Request): unknown {
+function envAbout(env: unknown, origin: string, rawOf: () => Request, rewrite: OriginRewriter | null): unknown {
   if (!isObject(env)) return env;
   const { incoming, outgoing, event, eventContext } = env as { incoming?: unknown; outgoing?: unknown; event?: unknown; eventContext?: unknown };
   const views: PropertyDescriptorMap = {};
@@ -273,10 +317,16 @@ function envAbout(env: unknown, origin: string, rawOf: () => Request): unknown {
   }
   // 2. Lambda's event.
   if (isObject(event) && ('headers' in event || 'multiValueHeaders' in event)) {
-    const { headers, multiValueHeaders } = event as { headers?: unknown; multiValueHeaders?: unknown };
-    views['event'] = own(
-      copyWith(event, { headers: own(headerMapAbout(headers, origin, false)), multiValueHeaders: own(headerMapAbout(multiValueHeaders, origin, true)) }),
-    );
+    const { headers, multiValueHeaders, queryStringParameters, multiValueQueryStringParameters } = event as Record<string, unknown>;
+    const lambda: PropertyDescriptorMap = {
+      headers: own(headerMapAbout(headers, origin, false, rewrite)),
+      multiValueHeaders: own(headerMapAbout(multiValueHeaders, origin, true, rewrite)),
+    };
+    if (rewrite !== null) {
+      if (isObject(queryStringParameters)) lambda['queryStringParameters'] = own(rewrite.deep(queryStringParameters));
+      if (isObject(multiValueQueryStringParameters)) lambda['multiValueQueryStringParameters'] = own(rewrite.deep(multiValueQueryStringParameters));
+    }
+    views['event'] = own(copyWith(event, lambda));
   }
   // 3. The Pages event context's request.
   if (isObject(eventContext) && 'request' in eventContext) views['eventContext'] = own(Object.create(eventContext, { request: { get: rawOf } }));
