@@ -12,6 +12,7 @@ import {
   type HonoCorsOptions,
   type HonoMethodsFunction as MethodsFunction,
   type HonoOriginFunction as OriginFunction,
+  InnermostDecisions,
   isThenable,
   nodeRequestAbout,
   lazyProperty,
@@ -349,10 +350,122 @@ function executionAbout(executionCtx: unknown, rawOf: () => Request): unknown {
   return Object.create(executionCtx, view) as unknown;
 }
 
-/** Extends `Vary` and sets the plan's headers on `into`; on immutable headers the first `set` throws, so nothing is half-applied. */
-function setPlan(plan: Pick<CorsPlan, 'headers' | 'vary'>, into: Headers): void {
-  if (plan.vary.length > 0) into.set('Vary', appendVary(into.get('Vary'), plan.vary));
+/**
+ * Extends `Vary` and sets the plan's headers on `into`; on immutable headers the first `set` throws, so nothing is
+ * half-applied. Returns what it wrote ({@link Note}).
+ */
+function setPlan(plan: Pick<CorsPlan, 'headers' | 'vary'>, into: Headers): Note {
+  let varyBefore: string | null | undefined;
+  let varyWritten: string | undefined;
+  if (plan.vary.length > 0) {
+    varyBefore = into.get('vary');
+    varyWritten = appendVary(varyBefore, plan.vary);
+    into.set('vary', varyWritten);
+  }
   for (const [name, value] of plan.headers) into.set(name, value);
+  return { pairs: plan.headers, varyBefore, varyWritten };
+}
+
+/**
+ * What ampcors wrote into a Response in place: the headers it set (`pairs`: usually the plan's own list, shared), and
+ * `Vary` as it was and as ampcors left it (`undefined`: not written). Held by the Response ({@link Written}), and by
+ * the context it was written for, as that request's last one: a Response returned again (a handler's cached 404) is
+ * recognised, and so is another ampCors of the same request (a sub-app's, mounted with `app.route`: the same context).
+ */
+interface Note {
+  readonly pairs: ReadonlyArray<readonly [string, string]>;
+  readonly varyBefore: string | null | undefined;
+  readonly varyWritten: string | undefined;
+}
+
+/** A base whose constructor returns the object it is given, so that a subclass's private fields land on that object. */
+class Carrier {
+  constructor(target: object) {
+    return target;
+  }
+}
+
+/**
+ * Twin of `Written` in packages/fetch/src/index.ts: keep in step.
+ * The {@link Note} of a Response ampcors wrote into, in a field private to this class (the base constructor returns
+ * the Response, which gets the field; cheaper than a `WeakMap` entry); the same field on a context holds the note
+ * of the last Response written for it. Objects that take no new property keep theirs in {@link notes}.
+ */
+class Written extends Carrier {
+  #note: Note;
+  private constructor(target: object, note: Note) {
+    super(target);
+    this.#note = note;
+  }
+  /** Gives `target` its note; a later one replaces it. */
+  static give(target: object, note: Note): void {
+    if (#note in target) (target as Written).#note = note;
+    else if (Object.isExtensible(target)) new Written(target, note);
+    else notes.set(target, note);
+  }
+  /** The note given to `target`, if any. */
+  static of(target: object): Note | undefined {
+    return #note in target ? (target as Written).#note : notes.get(target);
+  }
+}
+/** Notes of objects that take no new property. */
+const notes = new WeakMap<object, Note>();
+
+/**
+ * Twin of `merged` in packages/fetch/src/index.ts: keep in step.
+ * What two ampcors layers of one request wrote, `later` over `earlier`: each name's last value, `Vary` as it was first.
+ */
+function merged(earlier: Note, later: Note): Note {
+  const pairs = earlier.pairs.filter(([name]) => !later.pairs.some(([known]) => known === name)).concat(later.pairs);
+  return later.varyWritten === undefined
+    ? { pairs, varyBefore: earlier.varyBefore, varyWritten: earlier.varyWritten }
+    : { pairs, varyBefore: earlier.varyWritten === undefined ? later.varyBefore : earlier.varyBefore, varyWritten: later.varyWritten };
+}
+
+/**
+ * Twin of `unwrite` in packages/fetch/src/index.ts: keep in step.
+ * `headers` without what ampcors wrote (`note`): each header still holding what ampcors set is removed (a value the
+ * handler had set under the same name, which ampcors replaced, is not put back: ampcors's plan decides that name), and
+ * `Vary`, if still as ampcors left it, is put back as it was; a name the handler changed since is left as it is.
+ */
+function unwrite(headers: Headers, { pairs, varyBefore, varyWritten }: Note): Headers {
+  for (const [name, written] of pairs) if (headers.get(name) === written) headers.delete(name);
+  if (varyWritten !== undefined && headers.get('vary') === varyWritten) {
+    if (typeof varyBefore === 'string') headers.set('vary', varyBefore);
+    else headers.delete('vary');
+  }
+  return headers;
+}
+
+/**
+ * Twin of `bodyOfLightweight` in packages/fetch/src/index.ts: keep in step.
+ * The body of an `@hono/node-server` Response made with a string, bytes or a Blob, which that server sends again on
+ * every request without reading a stream (it keeps `[status, body, headers]` under a symbol of its own, described
+ * `cache`); `undefined` for any other Response. Reading such a Response's `body` would make it a stream, read once.
+ */
+function bodyOfLightweight(response: Response): BodyInit | undefined {
+  for (const symbol of Object.getOwnPropertySymbols(response)) {
+    if (symbol.description !== 'cache') continue;
+    const cached: unknown = (response as unknown as Record<symbol, unknown>)[symbol];
+    const body: unknown = Array.isArray(cached) && cached.length === 3 ? cached[1] : undefined;
+    if (typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob) return body as BodyInit;
+  }
+  return undefined;
+}
+
+/**
+ * Twin of `copyOf` in packages/fetch/src/index.ts: keep in step.
+ * A new Response with `response`'s status, status text, headers (every `Set-Cookie`) and body, `response` left able to
+ * be sent: no body, a body `@hono/node-server` sends again ({@link bodyOfLightweight}), or one branch of its stream
+ * (`clone()`). Throws when it cannot be copied (a body already read, a status `new Response` refuses).
+ */
+function copyOf(response: Response): Response {
+  const headers = new Headers(response.headers);
+  const { status } = response;
+  const constant = bodyOfLightweight(response);
+  if (constant !== undefined) return new Response(constant, { status, headers });
+  const { body, statusText } = response;
+  return new Response(body === null ? null : response.clone().body, { status, statusText, headers });
 }
 
 /** Ends the request now: the headers set so far by earlier middleware, plus the plan's. */
@@ -369,6 +482,9 @@ function end(c: Context, status: number, body: string, plan: Pick<CorsPlan, 'hea
 
 const FAILED = { headers: [['Content-Type', 'text/plain; charset=utf-8']], vary: ['Origin'] } as const;
 
+/** The contexts an inner ampCors decided after an outer one (app-wide, then on a path): the outer then leaves the answer alone (core's nested-policies.ts). */
+const innermost = new InnermostDecisions<Context>();
+
 /**
  * Creates the ampcors middleware for Hono 4. With `publishers` (or `verifier`): trusts the publisher's origins and
  * its AMP cache origins, answers preflights, stops denied origins with 403 before the handler runs (`onDenied:
@@ -376,7 +492,8 @@ const FAILED = { headers: [['Content-Type', 'text/plain; charset=utf-8']], vary:
  * options (`origin`, or nothing): behaves as `hono/cors` does, except that, with credentials, an option allowing
  * every origin (`'*'`, `(origin) => origin`) is refused (core's drop-in-hono-cors.ts). Never throws per request:
  * a throwing verifier or origin function becomes a 500 with `Vary: Origin` and no CORS header; the handler's own
- * errors are left to hono's `onError`, and its response gets the CORS headers like any other.
+ * errors are left to hono's `onError`, and its response gets the CORS headers like any other. Two ampCors on one
+ * request (`app.use('*', …)` and `app.use('/admin/*', …)`): the innermost decides, and the outer leaves its answer alone.
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use('/api/*', ampCors({ publishers: ['example.com'] }))
  */
@@ -388,6 +505,8 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
   );
   return async function ampCorsMiddleware(c, next) {
     let plan: CorsPlan;
+    // An earlier ampCors decided this request: this one, more specific, decides instead (its verdict replaces the earlier one's).
+    if (c.get('ampCors') !== undefined) innermost.decidesAgain(c, cors);
     try {
       const decided = cors.decide(fetchRequestFacts(c.req.raw), c);
       const decision = isThenable(decided) ? await decided : decided;
@@ -406,9 +525,30 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       }
     }
     await next();
+    // An inner ampCors decided this request: its answer stands.
+    if (innermost.overruled(c, cors)) return;
+    // The handler's response: written in place when ampcors has not written into it, or did for this request (another
+    // ampCors layer); one ampcors wrote into for another request (returned for several requests: a cached 404) is never
+    // written again: this request gets a copy, with what ampcors wrote put back as it was and this plan on it.
+    const res = c.res;
+    const seen = isObject(res) ? Written.of(res) : undefined;
+    if (seen !== undefined && Written.of(c) !== seen) {
+      c.res = undefined;
+      try {
+        const copy = copyOf(res);
+        setPlan(plan, unwrite(copy.headers, seen));
+        c.res = copy;
+      } catch {
+        end(c, 500, 'Internal Server Error\n', FAILED);
+      }
+      return;
+    }
     if (plan.headers.length === 0 && plan.vary.length === 0) return;
     try {
-      setPlan(plan, c.res.headers);
+      const note = setPlan(plan, res.headers);
+      const kept = seen === undefined ? note : merged(seen, note);
+      Written.give(res, kept);
+      Written.give(c, kept);
     } catch {
       // Immutable headers (a fetch() result, Response.redirect): copied once; Response.error() kept; a body already read: a 500.
       const { body, status, statusText, headers } = c.res;
