@@ -130,8 +130,8 @@ function listsOf(plan: Pick<CorsPlan, 'headers' | 'vary'>): HeaderLists {
 /**
  * What ampcors wrote into a Response in place: the headers it set (`pairs`, as {@link HeaderLists} has them: usually
  * the plan's own list, shared), and `Vary` as it was and as ampcors left it (`undefined`: not written). Held by the
- * Response ({@link Written}), and by the request it was written for, as that request's last one: a Response returned
- * again (a handler's cached 404) is recognised, and so is another ampcors layer of the same request.
+ * Response ({@link Written}): a Response returned again (a handler's cached 404) is recognised. One request writes
+ * once: of two ampcors layers on it, the innermost decides and the outer leaves its answer alone (`innermost`).
  */
 interface Note {
   readonly pairs: ReadonlyArray<readonly [string, string]>;
@@ -141,9 +141,8 @@ interface Note {
 
 /**
  * Twin of `Written` in packages/hono/src/index.ts: keep in step.
- * The {@link Note} of a Response ampcors wrote into, in a field private to this class, as {@link Stamped} does; the
- * same field on a request holds the note of the last Response written for it. Objects that take no new property
- * keep theirs in {@link notes}.
+ * The {@link Note} of a Response ampcors wrote into, in a field private to this class, as {@link Stamped} does (no
+ * code outside can read or forge it). Objects that take no new property keep theirs in {@link notes}.
  */
 class Written extends Carrier {
   #note: Note;
@@ -151,7 +150,7 @@ class Written extends Carrier {
     super(target);
     this.#note = note;
   }
-  /** Gives `target` its note; a later one replaces it. */
+  /** Gives `target` its note. */
   static give(target: object, note: Note): void {
     if (#note in target) (target as Written).#note = note;
     else if (Object.isExtensible(target)) new Written(target, note);
@@ -179,17 +178,6 @@ function writePlan(into: Headers, { pairs, varyNames, vary }: HeaderLists): Note
   }
   for (const [name, value] of pairs) into.set(name, value);
   return { pairs, varyBefore, varyWritten };
-}
-
-/**
- * Twin of `merged` in packages/hono/src/index.ts: keep in step.
- * What two ampcors layers of one request wrote, `later` over `earlier`: each name's last value, `Vary` as it was first.
- */
-function merged(earlier: Note, later: Note): Note {
-  const pairs = earlier.pairs.filter(([name]) => !later.pairs.some(([known]) => known === name)).concat(later.pairs);
-  return later.varyWritten === undefined
-    ? { pairs, varyBefore: earlier.varyBefore, varyWritten: earlier.varyWritten }
-    : { pairs, varyBefore: earlier.varyWritten === undefined ? later.varyBefore : earlier.varyBefore, varyWritten: later.varyWritten };
 }
 
 /**
@@ -239,27 +227,24 @@ function copyOf(response: Response): Response {
 }
 
 /**
- * `response` with the plan applied for the request `owner`:
- * 1. A Response ampcors has not written into, or wrote into for this same request (another ampcors layer): the plan is
- *    written in place, and noted on the Response and on `owner` (no copy: the common case).
- * 2. A Response ampcors wrote into for another request (one object returned for several requests): a copy, with what
- *    ampcors wrote put back as it was before, and this plan on it; the object itself is never written again, so no
- *    request's headers reach another's answer, and requests in flight at the same time do not race on it.
+ * `response` with the plan applied:
+ * 1. A Response ampcors has not written into: the plan is written in place, and what was written is noted on the
+ *    Response (no copy: the common case).
+ * 2. A Response ampcors wrote into before, for another request (one object returned for several requests: a cached
+ *    404): a copy, without what ampcors wrote (`Vary` as it was), with this plan on it; the object itself is never
+ *    written again, so no request's headers reach another's answer, and requests in flight at the same time do not
+ *    race on it. Even a plan without headers gets the copy.
  * 3. Immutable headers (a `fetch()` result, `Response.redirect`): a copy; `Response.error()` is kept (no page can read
  *    it); not a Response, or a body that cannot be copied (already read): a plain 500 with `Vary: Origin`.
  */
-function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>, owner: object): Response {
+function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>): Response {
   const seen = typeof response === 'object' && response !== null ? Written.of(response) : undefined;
-  const mine = seen === undefined || Written.of(owner) === seen;
-  if (mine && plan.headers.length === 0 && plan.vary.length === 0) return response;
+  if (seen !== undefined) return copied(response, seen, listsOf(plan));
+  if (plan.headers.length === 0 && plan.vary.length === 0) return response;
   const lists = listsOf(plan);
-  if (!mine) return copied(response, seen, lists);
   try {
     // 1. In place.
-    const note = writePlan(response.headers, lists);
-    const kept = seen === undefined ? note : merged(seen, note);
-    Written.give(response, kept);
-    Written.give(owner, kept);
+    Written.give(response, writePlan(response.headers, lists));
     return response;
   } catch {
     // 3. Response.error() is kept; not a Response, or a body already read: a plain 500.
@@ -297,7 +282,7 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
     // After an earlier ampCors let the request through, this failure is the answer (core's nested-policies.ts).
     if (Stamped.has(request)) innermost.decidesAgain(request, policy);
     return {
-      response: applyPlan(await new Promise<Response>((resolve) => resolve(onError(error, request))).catch(failure), FAILED, request),
+      response: applyPlan(await new Promise<Response>((resolve) => resolve(onError(error, request))).catch(failure), FAILED),
       verdict: undefined,
     };
   };
@@ -316,7 +301,7 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
       response: undefined,
       verdict,
       email: plan.email,
-      apply: (response: Response) => (innermost.overruled(request, policy) ? response : applyPlan(response, plan, request)),
+      apply: (response: Response) => (innermost.overruled(request, policy) ? response : applyPlan(response, plan)),
     };
     if (Stamped.give(request, pass)) innermost.decidesAgain(request, policy);
     return pass;

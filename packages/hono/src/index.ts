@@ -368,9 +368,9 @@ function setPlan(plan: Pick<CorsPlan, 'headers' | 'vary'>, into: Headers): Note 
 
 /**
  * What ampcors wrote into a Response in place: the headers it set (`pairs`: usually the plan's own list, shared), and
- * `Vary` as it was and as ampcors left it (`undefined`: not written). Held by the Response ({@link Written}), and by
- * the context it was written for, as that request's last one: a Response returned again (a handler's cached 404) is
- * recognised, and so is another ampCors of the same request (a sub-app's, mounted with `app.route`: the same context).
+ * `Vary` as it was and as ampcors left it (`undefined`: not written). Held by the Response ({@link Written}): a
+ * Response returned again (a handler's cached 404) is recognised. One request writes once: of two ampCors on it, the
+ * innermost decides and the outer leaves its answer alone ({@link innermost}).
  */
 interface Note {
   readonly pairs: ReadonlyArray<readonly [string, string]>;
@@ -388,8 +388,8 @@ class Carrier {
 /**
  * Twin of `Written` in packages/fetch/src/index.ts: keep in step.
  * The {@link Note} of a Response ampcors wrote into, in a field private to this class (the base constructor returns
- * the Response, which gets the field; cheaper than a `WeakMap` entry); the same field on a context holds the note
- * of the last Response written for it. Objects that take no new property keep theirs in {@link notes}.
+ * the Response, which gets the field; cheaper than a `WeakMap` entry; no code outside can read or forge it). Objects
+ * that take no new property keep theirs in {@link notes}.
  */
 class Written extends Carrier {
   #note: Note;
@@ -397,7 +397,7 @@ class Written extends Carrier {
     super(target);
     this.#note = note;
   }
-  /** Gives `target` its note; a later one replaces it. */
+  /** Gives `target` its note. */
   static give(target: object, note: Note): void {
     if (#note in target) (target as Written).#note = note;
     else if (Object.isExtensible(target)) new Written(target, note);
@@ -410,17 +410,6 @@ class Written extends Carrier {
 }
 /** Notes of objects that take no new property. */
 const notes = new WeakMap<object, Note>();
-
-/**
- * Twin of `merged` in packages/fetch/src/index.ts: keep in step.
- * What two ampcors layers of one request wrote, `later` over `earlier`: each name's last value, `Vary` as it was first.
- */
-function merged(earlier: Note, later: Note): Note {
-  const pairs = earlier.pairs.filter(([name]) => !later.pairs.some(([known]) => known === name)).concat(later.pairs);
-  return later.varyWritten === undefined
-    ? { pairs, varyBefore: earlier.varyBefore, varyWritten: earlier.varyWritten }
-    : { pairs, varyBefore: earlier.varyWritten === undefined ? later.varyBefore : earlier.varyBefore, varyWritten: later.varyWritten };
-}
 
 /**
  * Twin of `unwrite` in packages/fetch/src/index.ts: keep in step.
@@ -527,12 +516,12 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     await next();
     // An inner ampCors decided this request: its answer stands.
     if (innermost.overruled(c, cors)) return;
-    // The handler's response: written in place when ampcors has not written into it, or did for this request (another
-    // ampCors layer); one ampcors wrote into for another request (returned for several requests: a cached 404) is never
-    // written again: this request gets a copy, with what ampcors wrote put back as it was and this plan on it.
+    // The handler's response: written in place when ampcors has not written into it; one ampcors wrote into for another
+    // request (returned for several requests: a cached 404) is never written again: this request gets a copy, without
+    // what ampcors wrote (Vary as it was), with this plan on it (even a plan without headers).
     const res = c.res;
     const seen = isObject(res) ? Written.of(res) : undefined;
-    if (seen !== undefined && Written.of(c) !== seen) {
+    if (seen !== undefined) {
       c.res = undefined;
       try {
         const copy = copyOf(res);
@@ -545,10 +534,7 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     }
     if (plan.headers.length === 0 && plan.vary.length === 0) return;
     try {
-      const note = setPlan(plan, res.headers);
-      const kept = seen === undefined ? note : merged(seen, note);
-      Written.give(res, kept);
-      Written.give(c, kept);
+      Written.give(res, setPlan(plan, res.headers));
     } catch {
       // Immutable headers (a fetch() result, Response.redirect): copied once; Response.error() kept; a body already read: a 500.
       const { body, status, statusText, headers } = c.res;
