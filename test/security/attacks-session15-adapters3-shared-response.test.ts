@@ -204,6 +204,21 @@ describe('Hono adapter: one Response returned for several requests', () => {
     );
   });
 
+  it('an answer ampCors ends itself (a 403) from a cached Response set by earlier middleware carries no earlier allow', async () => {
+    const notFound = new Response(null, { status: 404 });
+    const app = new Hono();
+    app.use('/public/*', ampCors({ publishers: ['partner.example'] }));
+    app.use('/private/*', async (c, next) => {
+      c.res = notFound;
+      await next();
+    });
+    app.use('/private/*', ampCors({ publishers: ['example.com'] }));
+    app.get('*', () => notFound);
+    expect((await app.request('/public/x', { headers: { origin: PARTNER } })).headers.get('access-control-allow-origin')).toBe(PARTNER);
+    const denied = await app.request('/private/x', { headers: { origin: PARTNER } });
+    expect([denied.status, denied.headers.get('access-control-allow-origin'), denied.headers.get('access-control-allow-credentials')]).toEqual([403, null, null]);
+  });
+
   it('requests in flight at the same time on one cached Response each get their own headers', async () => {
     const notFound = new Response(null, { status: 404 });
     let turn = 0;

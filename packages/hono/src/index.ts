@@ -457,9 +457,15 @@ function copyOf(response: Response): Response {
   return new Response(body === null ? null : response.clone().body, { status, statusText, headers });
 }
 
-/** Ends the request now: the headers set so far by earlier middleware, plus the plan's. */
+/**
+ * Ends the request now: the headers set so far by earlier middleware, plus the plan's (a response ampcors wrote into
+ * for another request, set by earlier middleware, without what ampcors wrote).
+ */
 function end(c: Context, status: number, body: string, plan: Pick<CorsPlan, 'headers' | 'vary'>): Response {
-  const headers = new Headers(c.res.headers);
+  const res = c.res;
+  const seen = isObject(res) ? Written.of(res) : undefined;
+  const headers = new Headers(res.headers);
+  if (seen !== undefined) unwrite(headers, seen);
   headers.delete('Content-Length');
   headers.delete('Content-Type');
   setPlan(plan, headers);
