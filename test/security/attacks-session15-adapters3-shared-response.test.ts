@@ -44,7 +44,11 @@ describe('Fetch adapter: one Response returned for several requests', () => {
     const allowed = await open(get('/public', PARTNER));
     expect([allowed.headers.get('access-control-allow-origin'), allowed.headers.get('access-control-allow-credentials')]).toEqual([PARTNER, 'true']);
     const denied = await strict(get('/private', PARTNER));
-    expect([denied.status, denied.headers.get('access-control-allow-origin'), denied.headers.get('access-control-allow-credentials')]).toEqual([404, null, null]);
+    expect([denied.status, denied.headers.get('access-control-allow-origin'), denied.headers.get('access-control-allow-credentials')]).toEqual([
+      404,
+      null,
+      null,
+    ]);
     expect(denied.headers.get('vary')).toBe('Origin');
   });
 
@@ -67,7 +71,11 @@ describe('Fetch adapter: one Response returned for several requests', () => {
     );
     expect((await h(get('/ok', PARTNER))).headers.get('access-control-allow-origin')).toBe(PARTNER);
     const failed = await h(get('/boom', PARTNER));
-    expect([failed.status, failed.headers.get('access-control-allow-origin'), failed.headers.get('access-control-allow-credentials')]).toEqual([503, null, null]);
+    expect([failed.status, failed.headers.get('access-control-allow-origin'), failed.headers.get('access-control-allow-credentials')]).toEqual([
+      503,
+      null,
+      null,
+    ]);
   });
 
   it('any sequence of requests, through two policies and nested wrappers, answers as with a fresh Response each time', async () => {
@@ -87,16 +95,19 @@ describe('Fetch adapter: one Response returned for several requests', () => {
       }),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('open', 'strict', 'nested' as const), fc.constantFrom(...ORIGINS)), { minLength: 1, maxLength: 12 }), async (steps) => {
-        const { shared, fresh } = handlers(make);
-        const [withShared, withFresh] = [apps(shared), apps(fresh)];
-        for (const [app, origin] of steps) {
-          const expected = await seen(await withFresh[app](get('/x', origin)));
-          const actual = await withShared[app](get('/x', origin));
-          expect(await seen(actual)).toEqual(expected);
-          if (actual.status === 404) expect([actual.statusText, actual.headers.getSetCookie()]).toEqual(['Nowhere', ['a=1', 'b=2']]);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom('open', 'strict', 'nested' as const), fc.constantFrom(...ORIGINS)), { minLength: 1, maxLength: 12 }),
+        async (steps) => {
+          const { shared, fresh } = handlers(make);
+          const [withShared, withFresh] = [apps(shared), apps(fresh)];
+          for (const [app, origin] of steps) {
+            const expected = await seen(await withFresh[app](get('/x', origin)));
+            const actual = await withShared[app](get('/x', origin));
+            expect(await seen(actual)).toEqual(expected);
+            if (actual.status === 404) expect([actual.statusText, actual.headers.getSetCookie()]).toEqual(['Nowhere', ['a=1', 'b=2']]);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -138,7 +149,11 @@ describe('Fetch adapter: one Response returned for several requests', () => {
     const h = withAmpCors(() => moved, { publishers: ['partner.example'], onDenied: 'omit' });
     expect((await h(get('/x', PARTNER))).headers.get('access-control-allow-origin')).toBe(PARTNER);
     const denied = await h(get('/x', EVIL));
-    expect([denied.status, denied.headers.get('location'), denied.headers.get('access-control-allow-origin')]).toEqual([302, 'https://www.example.com/next', null]);
+    expect([denied.status, denied.headers.get('location'), denied.headers.get('access-control-allow-origin')]).toEqual([
+      302,
+      'https://www.example.com/next',
+      null,
+    ]);
     expect(moved.headers.get('access-control-allow-origin')).toBeNull();
     const failed = Response.error();
     const e = withAmpCors(() => failed, { publishers: ['partner.example'] });
@@ -156,7 +171,11 @@ describe('Hono adapter: one Response returned for several requests', () => {
     app.get('*', () => notFound);
     expect((await app.request('/public/x', { headers: { origin: PARTNER } })).headers.get('access-control-allow-origin')).toBe(PARTNER);
     const denied = await app.request('/private/x', { headers: { origin: PARTNER } });
-    expect([denied.status, denied.headers.get('access-control-allow-origin'), denied.headers.get('access-control-allow-credentials')]).toEqual([404, null, null]);
+    expect([denied.status, denied.headers.get('access-control-allow-origin'), denied.headers.get('access-control-allow-credentials')]).toEqual([
+      404,
+      null,
+      null,
+    ]);
   });
 
   it('drop-in mode: an origin function allowing one path, with credentials', async () => {
@@ -189,17 +208,20 @@ describe('Hono adapter: one Response returned for several requests', () => {
       return app;
     };
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('/api/x', '/open/x', '/widget/x'), fc.constantFrom(...ORIGINS)), { minLength: 1, maxLength: 12 }), async (steps) => {
-        const { shared, fresh } = handlers(make);
-        const [withShared, withFresh] = [appOf(shared), appOf(fresh)];
-        for (const [path, origin] of steps) {
-          const init = origin === undefined ? {} : { headers: { origin } };
-          const expected = await seen(await withFresh.request(path, init));
-          const actual = await withShared.request(path, init);
-          expect(await seen(actual)).toEqual(expected);
-          if (actual.status === 404) expect(actual.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom('/api/x', '/open/x', '/widget/x'), fc.constantFrom(...ORIGINS)), { minLength: 1, maxLength: 12 }),
+        async (steps) => {
+          const { shared, fresh } = handlers(make);
+          const [withShared, withFresh] = [appOf(shared), appOf(fresh)];
+          for (const [path, origin] of steps) {
+            const init = origin === undefined ? {} : { headers: { origin } };
+            const expected = await seen(await withFresh.request(path, init));
+            const actual = await withShared.request(path, init);
+            expect(await seen(actual)).toEqual(expected);
+            if (actual.status === 404) expect(actual.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -216,7 +238,11 @@ describe('Hono adapter: one Response returned for several requests', () => {
     app.get('*', () => notFound);
     expect((await app.request('/public/x', { headers: { origin: PARTNER } })).headers.get('access-control-allow-origin')).toBe(PARTNER);
     const denied = await app.request('/private/x', { headers: { origin: PARTNER } });
-    expect([denied.status, denied.headers.get('access-control-allow-origin'), denied.headers.get('access-control-allow-credentials')]).toEqual([403, null, null]);
+    expect([denied.status, denied.headers.get('access-control-allow-origin'), denied.headers.get('access-control-allow-credentials')]).toEqual([
+      403,
+      null,
+      null,
+    ]);
   });
 
   it('requests in flight at the same time on one cached Response each get their own headers', async () => {
@@ -255,7 +281,12 @@ describe('@hono/node-server: a cached string body, sent again on every request',
   };
   const ask = async (base: string, path: string, origin: Origin) => {
     const response = await fetch(base + path, origin === undefined ? {} : { headers: { origin } });
-    return [response.status, response.headers.get('access-control-allow-origin'), response.headers.get('access-control-allow-credentials'), await response.text()];
+    return [
+      response.status,
+      response.headers.get('access-control-allow-origin'),
+      response.headers.get('access-control-allow-credentials'),
+      await response.text(),
+    ];
   };
 
   it('Hono: each answer has its own CORS headers and the whole body', async () => {

@@ -14,7 +14,11 @@ const passed = async (check: CorsCheck | Promise<CorsCheck>) => {
   if (now.response !== undefined) throw new Error('expected a pass');
   return now;
 };
-const cors = (response: Response) => [response.headers.get('access-control-allow-origin'), response.headers.get('access-control-allow-credentials'), response.headers.get('vary')];
+const cors = (response: Response) => [
+  response.headers.get('access-control-allow-origin'),
+  response.headers.get('access-control-allow-credentials'),
+  response.headers.get('vary'),
+];
 
 describe('a Response ampcors already wrote into for another request', () => {
   it('check().apply: the first request`s answer is the object itself, a later one a copy with its own headers', async () => {
