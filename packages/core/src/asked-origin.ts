@@ -186,7 +186,7 @@ class Rewriter implements OriginRewriter {
       let level = text;
       let depth = 0;
       let replaced = this.replaced(level, host);
-      while (replaced === level && depth < MAX_DECODES) {
+      while (replaced === level && depth < MAX_DECODES && level.includes('%')) {
         const next = decodeLeniently(plus && depth === 0 ? level.replace(/\+/g, ' ') : level);
         if (next === level) break;
         level = next;
@@ -196,6 +196,8 @@ class Rewriter implements OriginRewriter {
       if (replaced === level) return text;
       for (let times = 0; times < depth; times++) replaced = encodeURIComponent(replaced);
       text = replaced;
+      // Replaced at the only level there is (no escape, no character a URL parser maps): nothing else can show the real origin.
+      if (!text.includes('%') && !NOT_PLAIN.test(text)) return text;
     }
     return text;
   }
@@ -205,7 +207,20 @@ class Rewriter implements OriginRewriter {
     return this.component(value, false, !OWN_HOST_HEADERS.has(name));
   }
 
+  /** The last URL rewritten, and what it became (a question's views of the URL, and the next request's questions, ask for it again). */
+  private lastUrl = '';
+  private lastUrlAbout = '';
+
   url(url: string): string {
+    if (url === this.lastUrl) return this.lastUrlAbout;
+    const about = this.urlOnce(url);
+    this.lastUrl = url;
+    this.lastUrlAbout = about;
+    return about;
+  }
+
+  /** {@link OriginRewriter.url}, computed. */
+  private urlOnce(url: string): string {
     // An absolute target's scheme and authority are the server's own (as Host): only its path and query are rewritten.
     const authority = url.startsWith('/') ? -1 : url.indexOf('//');
     const pathStart = authority < 0 ? 0 : url.indexOf('/', authority + 2);

@@ -6,7 +6,7 @@
  * translates Koa's context and response. Pure: a Koa context is read as the
  * plain object {@link KoaCorsContext} describes, never imported.
  */
-import { lazyProperty, originRewriter } from './asked-origin.js';
+import { originRewriter } from './asked-origin.js';
 import { checkPeerAliases, type ConfigMode, type ConfigProblems } from './config-check.js';
 import type { NormalizedCorsOptions } from './cors-options.js';
 import { normalizeCorsOptions } from './cors-options.js';
@@ -216,6 +216,9 @@ function probeContext(origin: string): object {
   return { ...request, originalUrl: '/', request, req, state: {}, method: 'GET' };
 }
 
+/** 5. Koa's caches of a request's URL (`ctx.URL`, `ctx.query`), empty on a view. */
+const URL_CACHES: PropertyDescriptorMap = { memoizedURL: { value: undefined, writable: true }, _querycache: { value: undefined, writable: true } };
+
 /**
  * A view of `ctx` in which the `Origin` request header is `origin`, for the
  * guard's questions about another origin than the request's (a canary, a
@@ -250,7 +253,8 @@ function probeContext(origin: string): object {
  *    request's) is rewritten (asked-origin.ts), so are `ctx.href`,
  *    `ctx.URL`, `ctx.path`, `ctx.querystring` and `ctx.query` (their caches,
  *    `memoizedURL` and `_querycache`, start empty on the view), and a
- *    router's `params` and `captures`; each made when first read.
+ *    router's `params` and `captures`, each replaced only where it shows
+ *    the real origin.
  *
  * Not replaced: Node's internals (`req.socket._httpMessage`), a body, and
  * what earlier middleware derived from the real `Origin` and stored (a
@@ -287,17 +291,22 @@ function contextAbout(ctx: KoaCorsContext, origin: string): object {
   const about: PropertyDescriptorMap = { get: { value: get }, header: headers, headers, ...node };
   const toResponse: PropertyDescriptorMap = response === undefined ? {} : { response: { value: response } };
   // 5. The URL as Koa shows it, and a router's parameters.
-  const urls = (of: object): PropertyDescriptorMap => {
-    if (rewrite === null) return {};
+  const urls = (of: object | undefined, caches: boolean): PropertyDescriptorMap => {
     const views: PropertyDescriptorMap = {};
+    if (rewrite === null || of === undefined) return views;
     const originalUrl: unknown = (of as { originalUrl?: unknown }).originalUrl;
-    if (typeof originalUrl === 'string') views['originalUrl'] = lazyProperty(() => rewrite.url(originalUrl));
-    for (const name of ['params', 'captures']) if (Object.hasOwn(of, name)) views[name] = lazyProperty(() => rewrite.deep((of as Record<string, unknown>)[name]));
+    const url = typeof originalUrl === 'string' ? rewrite.url(originalUrl) : originalUrl;
+    // Koa's caches of the URL start empty on a view whose URL differs.
+    if (url !== originalUrl) Object.assign(views, { originalUrl: { value: url, writable: true }, ...(caches && URL_CACHES) });
+    for (const name of ['params', 'captures']) {
+      const value: unknown = Object.hasOwn(of, name) ? (of as Record<string, unknown>)[name] : undefined;
+      const rewritten = rewrite.deep(value);
+      if (rewritten !== value) views[name] = { value: rewritten, writable: true };
+    }
     return views;
   };
-  const caches: PropertyDescriptorMap = { memoizedURL: { value: undefined, writable: true }, _querycache: { value: undefined, writable: true } };
-  Object.defineProperties(view, { ...about, request: { value: request }, ...toResponse, state: { value: state }, ...urls(real) });
-  Object.defineProperties(request, { ...about, ctx: { value: view }, ...toResponse, ...caches, ...(real.request !== undefined && urls(real.request)) });
+  Object.defineProperties(view, { ...about, request: { value: request }, ...toResponse, state: { value: state }, ...urls(real, false) });
+  Object.defineProperties(request, { ...about, ctx: { value: view }, ...toResponse, ...urls(real.request, true) });
   if (response !== undefined) Object.defineProperties(response, { ctx: { value: view }, request: { value: request }, ...node });
   return view;
 }

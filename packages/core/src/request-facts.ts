@@ -5,7 +5,7 @@
  */
 import type { NormalizedCorsOptions } from './cors-options.js';
 import type { CorsRequest } from './cors-plan.js';
-import { lazyProperty, type OriginRewriter, originRewriter } from './asked-origin.js';
+import { type OriginRewriter, originRewriter } from './asked-origin.js';
 import { sourceOriginOfUrl } from './source-origin.js';
 
 /** Reads one request header by its lower-case name: its value, or `null`/`undefined` when absent. */
@@ -329,11 +329,7 @@ function headerMapAbout(headers: Readonly<Record<string, unknown>> | undefined, 
  * 3. `url` and Express's `originalUrl`: their path segments and query
  *    parameters rewritten (Express 5's `req.query` and `req.path`, and
  *    Koa's views, re-read them); Express 4's own `req.query` object and the
- *    route's `req.params`.
- *
- * Each of these views is made when first read (asked-origin.ts's
- * `lazyProperty`): a request is asked about many origins, and most
- * functions read little of it.
+ *    route's `req.params`, each replaced only where it shows the real origin.
  * 4. Express's `req.res`: a view of the response whose `req` is this
  *    question (`req.res.req.headers.origin` is the asked origin).
  *
@@ -349,27 +345,35 @@ export function nodeRequestAbout<R extends object>(req: R, origin: string): R {
   const realHeaders = real.headers;
   const realOrigin = realHeaders?.['origin'];
   const rewrite = originRewriter(typeof realOrigin === 'string' ? realOrigin : null, origin);
-  // 1. and 2. The headers (each view made when first read).
-  const properties: PropertyDescriptorMap = { headers: lazyProperty(() => headerMapAbout(realHeaders, rewrite, origin)) };
+  // 1. and 2. The headers.
+  const headers = headerMapAbout(realHeaders, rewrite, origin);
+  const properties: PropertyDescriptorMap = { headers: ownValue(headers) };
   const raw = real.rawHeaders;
   if (Array.isArray(raw))
-    properties['rawHeaders'] = lazyProperty(() =>
+    properties['rawHeaders'] = ownValue(
       raw.map((line: unknown, at) => {
         if (at % 2 === 0 || typeof line !== 'string') return line;
         const name = String(raw[at - 1]).toLowerCase();
-        return name === 'origin' ? origin : rewrite === null ? line : rewrite.header(name, line);
+        if (name === 'origin') return origin;
+        // A header sent once is already rewritten in `headers`.
+        return rewrite === null ? line : realHeaders?.[name] === line ? (headers[name] as string) : rewrite.header(name, line);
       }),
     );
   const distinct = real.headersDistinct;
-  if (typeof distinct === 'object' && distinct !== null) properties['headersDistinct'] = lazyProperty(() => headerMapAbout(distinct, rewrite, [origin]));
-  // 3. The URL, the query and the route's parameters.
+  if (typeof distinct === 'object' && distinct !== null) properties['headersDistinct'] = ownValue(headerMapAbout(distinct, rewrite, [origin]));
+  // 3. The URL, the query and the route's parameters, where they show the real origin.
   if (rewrite !== null) {
     for (const name of ['url', 'originalUrl'] as const) {
       const url = real[name];
-      if (typeof url === 'string') properties[name] = lazyProperty(() => rewrite.url(url));
+      const about = typeof url === 'string' ? rewrite.url(url) : url;
+      if (about !== url) properties[name] = ownValue(about);
     }
-    for (const name of ['query', 'params'] as const)
-      if (Object.hasOwn(real, name)) properties[name] = lazyProperty(() => rewrite.deep((real as Record<string, unknown>)[name]));
+    for (const name of ['query', 'params'] as const) {
+      if (!Object.hasOwn(real, name)) continue;
+      const value: unknown = (real as Record<string, unknown>)[name];
+      const about = rewrite.deep(value);
+      if (about !== value) properties[name] = ownValue(about);
+    }
   }
   const about = Object.create(req, properties) as R;
   // 4. Express's link from the response back to the request.

@@ -74,6 +74,14 @@ describe('originRewriter', () => {
     expect(rewrite.url('/plain?a=b+c&d=%2F')).toBe('/plain?a=b+c&d=%2F');
   });
 
+  it('answers each URL for itself when URLs alternate (the last one is remembered)', () => {
+    const rewrite = rewriter();
+    const urls = [`/a?s=${encodeURIComponent(REAL)}`, '/b?s=other', `/c/${REAL.replace('https://', '')}`];
+    const first = urls.map((url) => rewrite.url(url));
+    for (let round = 0; round < 3; round++) for (const [at, url] of urls.entries()) expect(rewrite.url(url)).toBe(first[at]);
+    expect(first).toEqual([`/a?s=${encodeURIComponent(CANARY)}`, '/b?s=other', '/c/ampcorscanaryabc.invalid']);
+  });
+
   it('rewrites decoded strings through arrays and plain objects, keys included, copying only what changed', () => {
     const rewrite = rewriter();
     const untouched = { a: ['x', { b: 'y' }] };

@@ -143,7 +143,12 @@ function contextAbout(c: Context, origin: string, shared: Shared): Context {
   } as ConstructorParameters<typeof Context>[1];
   const question = new (c.constructor as typeof Context)(questionPlaceholder(), options);
   const asked = question.req;
-  if (rewrite !== null) Object.defineProperty(asked, 'path', lazyProperty(() => rewrite.url(real.path)));
+  if (rewrite !== null)
+    Object.defineProperty(
+      asked,
+      'path',
+      lazyProperty(() => rewrite.url(real.path)),
+    );
   Object.defineProperty(asked, 'raw', {
     get: rawOf,
     set: (value: Request) => void (raw = value),
