@@ -335,6 +335,27 @@ function withErrorHeaders(error: unknown, headers: Readonly<Record<string, strin
 
 const VARY_ORIGIN: readonly string[] = ['Origin'];
 
+/** Koa's async-local store of contexts (`new Koa({ asyncLocalStorage: true })`; `app.currentContext` reads it). */
+interface ContextStorage {
+  run<R>(store: unknown, callback: () => R): R;
+}
+
+/**
+ * Asks an origin function about `asked` with a question context
+ * ({@link contextAbout}), inside the application's async-local store of
+ * contexts when it keeps one, so that `app.currentContext` (and a helper
+ * reading it instead of its argument) is the question context too, awaited
+ * continuations included; otherwise every question would see the real
+ * `Origin` there (attacker's review, session 15). A store of the
+ * application's own making is not known here (SECURITY.md).
+ */
+function askAbout<C extends KoaCorsContext>(ctx: C, asked: string, origin: KoaCorsOriginFunction<C>): ReturnType<KoaCorsOriginFunction<C>> {
+  const view = contextAbout(ctx, asked) as C;
+  const storage = (ctx as { readonly app?: { readonly ctxStorage?: unknown } }).app?.ctxStorage;
+  if (typeof storage !== 'object' || storage === null || typeof (storage as ContextStorage).run !== 'function') return origin(view);
+  return (storage as ContextStorage).run(view, () => origin(view));
+}
+
 /**
  * Builds the Koa adapter's policy from its options, once (issue #15).
  *
@@ -386,7 +407,7 @@ export function createKoaCorsPolicy<C extends KoaCorsContext>(options: KoaCorsOp
     let source = staticSource;
     if (guarded !== null && typeof origin === 'function') {
       const own = nodeHeader(ctx.req.headers, 'origin');
-      source = guarded((asked) => koaAnswer(origin(asked === own ? ctx : (contextAbout(ctx, asked) as C)), credentialed), credentialed);
+      source = guarded((asked) => koaAnswer(asked === own ? origin(ctx) : askAbout(ctx, asked, origin), credentialed), credentialed);
     }
     return policy.decide(nodeRequestFacts(ctx.req, ctx.originalUrl), source, credentialed ? withCredentials : withoutCredentials);
   };
