@@ -55,6 +55,8 @@ export const GROUPS: Record<string, string[]> = {
     'drop-in-fastify-cors',
     'verdict-sources',
     'delegate-guard',
+    'asked-origin',
+    'nested-policies',
   ],
 };
 

@@ -49,7 +49,7 @@
  *    alongside the real one: they depend on its answer, and 4 skips them
  *    for an answer already checked).
  * 4. The cost: the delegate is asked 1 + the look-alike count more times
- *    (nine for `https://www.example.com`; a same-shape look-alike that was
+ *    (ten for `https://www.example.com`; a same-shape look-alike that was
  *    allowed adds its confirmation) per allowed credentialed request
  *    (a delegate with side effects sees them; an asynchronous one sees them
  *    at once). Not again for an answer object already checked and
