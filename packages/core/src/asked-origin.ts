@@ -17,15 +17,21 @@
  *    (`X-Forwarded-Host`, `Forwarded`, …) only have the origin replaced: a
  *    function allowing its own origin (`origin === req.protocol + '://' +
  *    req.hostname`) must not be made to allow the question's.
- * 2. URL components (a query parameter's name or value, a path segment, a
- *    route parameter), decoded up to {@link MAX_DECODES} times (`+` as a
- *    space in a query, lenient `%` decoding, as Node's `querystring` is):
- *    the first level at which the real origin or host shows is replaced and
- *    encoded back as many times, so `%65vil.example.net`, `%2565vil…` and
- *    `EVIL.Example.NET` all become the asked host at the level a function
- *    reads. A value whose NFKC form, with the ideographic full stops as `.`
- *    and tabs and line breaks removed (what a URL parser makes of a host),
- *    shows the real host is replaced in that form.
+ * 2. URL components (a request target's path and query, a parsed query
+ *    value, a route parameter) and header values, decoded up to
+ *    {@link MAX_DECODES} times (a framework's decoding, a function's own, and
+ *    the URL host parser's percent-decoding; lenient, as Node's
+ *    `querystring` is), each character of each decoding read as the URL host
+ *    parser maps it (UTS #46: `ｅ`, `ⓔ`, `。`, a soft hyphen dropped; tabs and
+ *    line breaks removed; `\\` as `/`). Where the real origin or host shows
+ *    (its port with leading zeros or not; `https:evil…`, `https:\\evil…`),
+ *    the raw characters it was read from are replaced, and only them: the
+ *    asked origin or host is written literally (a canonical ASCII origin has
+ *    no `%`, `+` nor non-ASCII character, so it reads the same after any
+ *    number of decodings), the rest of the value keeps its own encoding
+ *    (attacker's review, session 15: helper-66; encoding the whole value back
+ *    left `https%3A%2F%2F…` where a function read a URL, so it threw, which
+ *    counts as "not allowed", and every question passed).
  * 3. Never the asked origin itself: a look-alike may contain the real host
  *    (`https://www.example.com.<canary>`), and its occurrences are skipped,
  *    not replaced again.
@@ -41,48 +47,154 @@
  * than the real one, a body, cookies (see 4), data found by a key (a session,
  * a database).
  */
+import { toUnicode as uts46ToUnicode } from 'tr46';
 import { parseOrigin } from './origin-header.js';
 
-/** 2. How many times a URL component is decoded to look for the real origin (the framework's decoding, and a function's own, twice). */
-const MAX_DECODES = 3;
-/** 2. How many replacements one value gets at most (each one at the first level still showing the real origin). */
-const MAX_ROUNDS = 4;
+/**
+ * 2. How many times a value is decoded to look for the real origin: a
+ * framework's decoding, a function's own three times, and the URL host
+ * parser's (a decoding that finds no `%` left ends the search sooner).
+ */
+const MAX_DECODES = 5;
+/** 2. How many replacement rounds one value gets at most (each at the first decoding still showing the real origin). */
+const MAX_ROUNDS = 6;
 
 /** 1. Headers never rewritten: the server's own host, and cookies the server set (4). */
 const UNTOUCHED_HEADERS: ReadonlySet<string> = new Set(['host', ':authority', 'cookie']);
 /** 1. Proxy headers naming the server's own host: only the real origin is replaced in them, never its host. */
 const OWN_HOST_HEADERS: ReadonlySet<string> = new Set(['x-forwarded-host', 'forwarded', 'x-forwarded-server', 'x-host', 'x-original-host']);
 
-/** 2. What a URL parser would strip or map in a host: characters that make {@link urlForm} differ from the text. */
-const NOT_PLAIN = /[^\x20-\x7e]/;
-
-/** 2. A value as a URL parser reads a host in it: NFKC, ideographic full stops as `.`, tabs and line breaks removed, lower case. */
-function urlForm(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(/[\u3002\uff0e\uff61]/g, '.')
-    .replace(/[\t\n\r]/g, '')
-    .toLowerCase();
-}
+/** 2. A value needing no decoding nor mapping: printable ASCII without `%` (what it shows, it shows as it is). */
+const PLAIN = /^[\x20-\x24\x26-\x5b\x5d-\x7e]*$/;
 
 /** A RegExp source matching `text` literally. */
 function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-/** 2. One decoding of a URL component; an invalid sequence run stays as it is, but its ASCII escapes are decoded (as Node's `querystring` does). */
-function decodeLeniently(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
-      try {
-        return decodeURIComponent(run);
-      } catch {
-        return run.replace(/%[0-7][0-9A-Fa-f]/g, (escape) => String.fromCharCode(Number.parseInt(escape.slice(1), 16)));
+/** 2. What the URL host parser makes of non-ASCII characters (UTS #46 mapping), by character; bounded, the oldest first out. */
+const mappedCharacters = new Map<string, string>();
+/** How many characters {@link mappedCharacters} keeps. */
+const MAX_MAPPED = 512;
+
+/** 2. A non-ASCII character as the URL host parser maps it (`ｅ` as `e`, `。` as `.`, a soft hyphen as nothing). */
+function mappedCharacter(char: string): string {
+  let mapped = mappedCharacters.get(char);
+  if (mapped !== undefined) return mapped;
+  mapped = uts46ToUnicode(char).domain.toLowerCase();
+  if (mappedCharacters.size >= MAX_MAPPED) mappedCharacters.delete(mappedCharacters.keys().next().value as string);
+  mappedCharacters.set(char, mapped);
+  return mapped;
+}
+
+/** The value of a hexadecimal digit's code, or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
+
+/**
+ * 2. One reading of a value: `text`, each of its code units read from the
+ * raw characters `from[i]` up to `to[i]` (`null`: the raw value itself).
+ */
+interface Reading {
+  readonly text: string;
+  readonly from: readonly number[] | null;
+  readonly to: readonly number[] | null;
+}
+
+/** The byte of the escape `%HH` at `at` in `text`, or -1. */
+function escapeAt(text: string, at: number): number {
+  if (text.charCodeAt(at) !== 0x25) return -1;
+  const high = hexValue(text.charCodeAt(at + 1));
+  const low = high < 0 ? -1 : hexValue(text.charCodeAt(at + 2));
+  return low < 0 ? -1 : high * 16 + low;
+}
+
+/**
+ * 2. One lenient decoding of `reading`, each decoded character read from the
+ * raw characters of its escapes: ASCII escapes and valid UTF-8 runs are
+ * decoded, an invalid escape stays as it is (a superset of what
+ * `decodeURIComponent`, Node's `querystring` and `URLSearchParams` show).
+ */
+function decoded(reading: Reading): Reading {
+  const { text } = reading;
+  const fromOf = (at: number) => (reading.from === null ? at : (reading.from[at] as number));
+  const toOf = (at: number) => (reading.to === null ? at + 1 : (reading.to[at] as number));
+  let out = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  const emit = (chars: string, start: number, end: number) => {
+    out += chars;
+    for (let i = 0; i < chars.length; i++) {
+      from.push(fromOf(start));
+      to.push(toOf(end - 1));
+    }
+  };
+  for (let at = 0; at < text.length;) {
+    const byte = escapeAt(text, at);
+    if (byte < 0) {
+      emit(text[at] as string, at, at + 1);
+      at += 1;
+    } else if (byte < 0x80) {
+      emit(String.fromCharCode(byte), at, at + 3);
+      at += 3;
+    } else {
+      const length = byte >= 0xc2 && byte <= 0xdf ? 2 : byte >= 0xe0 && byte <= 0xef ? 3 : byte >= 0xf0 && byte <= 0xf4 ? 4 : 0;
+      let point = length === 2 ? byte & 0x1f : length === 3 ? byte & 0x0f : byte & 0x07;
+      let valid = length > 0;
+      for (let i = 1; valid && i < length; i++) {
+        const next = escapeAt(text, at + 3 * i);
+        valid = next >= 0x80 && next <= 0xbf;
+        point = point * 64 + (next & 0x3f);
       }
-    });
+      valid &&= (length !== 3 || (point >= 0x800 && (point < 0xd800 || point > 0xdfff))) && (length !== 4 || (point >= 0x10000 && point <= 0x10ffff));
+      if (valid) {
+        emit(String.fromCodePoint(point), at, at + 3 * length);
+        at += 3 * length;
+      } else {
+        emit('%', at, at + 1);
+        at += 1;
+      }
+    }
   }
+  return { text: out, from, to };
+}
+
+/**
+ * 2. `reading` as the URL host parser reads it (ASCII in lower case, `\\` as
+ * `/`, tabs and line breaks removed, other characters mapped by UTS #46),
+ * each code unit with its raw characters.
+ */
+function urlForm(reading: Reading): Reading {
+  const { text } = reading;
+  let out = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let at = 0; at < text.length;) {
+    const code = text.charCodeAt(at);
+    const width = code >= 0xd800 && code <= 0xdbff && at + 1 < text.length ? 2 : 1;
+    const chars =
+      code < 0x80
+        ? code === 0x09 || code === 0x0a || code === 0x0d
+          ? ''
+          : code === 0x5c
+            ? '/'
+            : code >= 0x41 && code <= 0x5a
+              ? String.fromCharCode(code | 0x20)
+              : (text[at] as string)
+        : mappedCharacter(text.slice(at, at + width));
+    const start = reading.from === null ? at : (reading.from[at] as number);
+    const end = reading.to === null ? at + width : (reading.to[at + width - 1] as number);
+    out += chars;
+    for (let i = 0; i < chars.length; i++) {
+      from.push(start);
+      to.push(end);
+    }
+    at += width;
+  }
+  return { text: out, from, to };
 }
 
 /** Rewrites what a request shows of its real origin into an asked origin (see the file comment). */
@@ -100,13 +212,18 @@ export interface OriginRewriter {
 /** The parts of an origin replaced. */
 interface Parts {
   readonly origin: string;
+  /** The host without its port. */
   readonly host: string;
+  /** 2. The origin as a URL parser reads it in a value's URL form: any slashes after the scheme, the port with leading zeros. */
+  readonly originPattern: string;
 }
 
 /** An origin and its host, or `null` when `origin` is no canonical origin. */
 function partsOf(origin: string | null | undefined): Parts | null {
   const parsed = parseOrigin(origin);
-  return parsed.ok ? { origin: origin as string, host: parsed.host } : null;
+  if (!parsed.ok) return null;
+  const port = parsed.port === null ? '' : `:0*${parsed.port}`;
+  return { origin: origin as string, host: parsed.host, originPattern: `${parsed.scheme}:/*${literal(parsed.host)}${port}` };
 }
 
 /**
@@ -140,71 +257,89 @@ const rewriters = new Map<string, Rewriter>();
 /** How deeply {@link Rewriter.deep} walks (a parsed query is at most a few levels deep). */
 const MAX_DEPTH = 16;
 
+/** A replacement in a raw value: the characters from `start` up to `end` become `by`. */
+interface Replacement {
+  start: number;
+  end: number;
+  readonly by: string;
+}
+
 class Rewriter implements OriginRewriter {
-  /** 3. The asked origin and host first (skipped), then the real ones, longest first at each position. */
+  /** 3. The asked origin and host (groups 1 and 2, skipped), then the real ones (groups 3 and 4), longest first at each position. */
   private readonly withHost: RegExp;
   private readonly originOnly: RegExp;
   /** A quick test: whether a text may show the real host at all (plainly, escaped, or in another form). */
   private readonly hint: RegExp;
-  private readonly substitute: (match: string) => string;
+  private readonly to: Parts;
 
   constructor(from: Parts, to: Parts) {
-    const both = (names: readonly string[]) =>
+    const pattern = (names: ReadonlyArray<readonly [number, string]>) =>
       new RegExp(
         [...names]
-          .sort((a, b) => b.length - a.length)
-          .map(literal)
+          .sort((a, b) => b[1].length - a[1].length || a[0] - b[0])
+          .map(([group, source]) => `(?<g${group}>${source})`)
           .join('|'),
-        'gi',
+        'g',
       );
-    this.withHost = both([to.origin, to.host, from.origin, from.host]);
-    this.originOnly = both([to.origin, from.origin]);
-    this.hint = new RegExp(`${literal(from.host)}|%|[^\\x20-\\x7e]`, 'i');
-    const realOrigin = from.origin;
-    const realHost = from.host;
-    this.substitute = (match) => {
-      const lower = match.toLowerCase();
-      return lower === realOrigin ? to.origin : lower === realHost ? to.host : match;
-    };
+    const askedOrigin = [1, literal(to.origin)] as const;
+    const realOrigin = [3, from.originPattern] as const;
+    this.withHost = pattern([askedOrigin, [2, literal(to.host)], realOrigin, [4, literal(from.host)]]);
+    this.originOnly = pattern([askedOrigin, realOrigin]);
+    this.hint = new RegExp(`${literal(from.host)}|[^\\x20-\\x24\\x26-\\x7e]`, 'i');
+    this.to = to;
   }
 
-  /** 2–3. `text` with the real origin (and host) replaced, in its URL form when only that shows it; `text` itself when it shows neither. */
-  private replaced(text: string, host: boolean): string {
+  /** 2–3. The replacements of the real origin (and host) that `form` shows, in raw characters, in order. */
+  private found(form: Reading, host: boolean): Replacement[] {
     const pattern = host ? this.withHost : this.originOnly;
-    const plain = text.replace(pattern, this.substitute);
-    if (!NOT_PLAIN.test(plain)) return plain;
-    const form = urlForm(plain);
-    const replaced = form.replace(pattern, this.substitute);
-    return replaced === form ? plain : replaced;
+    const found: Replacement[] = [];
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(form.text); match !== null; match = pattern.exec(form.text)) {
+      const groups = match.groups as Record<string, string | undefined>;
+      const by = groups['g3'] !== undefined ? this.to.origin : groups['g4'] !== undefined ? this.to.host : null;
+      if (by === null) continue;
+      const last = match.index + match[0].length - 1;
+      const start = form.from === null ? match.index : (form.from[match.index] as number);
+      const end = form.to === null ? last + 1 : (form.to[last] as number);
+      const previous = found[found.length - 1];
+      // Two matches read from one raw character (`ⅵ` is `vi`): one replacement.
+      if (previous !== undefined && start < previous.end) previous.end = Math.max(previous.end, end);
+      else found.push({ start, end, by });
+    }
+    return found;
   }
 
-  /** 2. A URL component (or header value) about the asked origin: replaced at the first decoding level that shows the real one, encoded back. */
-  private component(raw: string, plus: boolean, host: boolean): string {
+  /** 2. The replacements at the first decoding of `raw` that shows the real origin (or host), none when no decoding shows it. */
+  private replacements(raw: string, host: boolean): Replacement[] {
+    let reading: Reading = { text: raw, from: null, to: null };
+    for (let decodes = 0; ; decodes++) {
+      const found = this.found(PLAIN.test(reading.text) ? { ...reading, text: reading.text.toLowerCase() } : urlForm(reading), host);
+      if (found.length > 0 || decodes === MAX_DECODES || !reading.text.includes('%')) return found;
+      reading = decoded(reading);
+    }
+  }
+
+  /** 2. A URL component (or header value) about the asked origin: the raw characters showing the real origin replaced by the asked one, written literally. */
+  private component(raw: string, host: boolean): string {
     if (!this.hint.test(raw)) return raw;
     let text = raw;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      let level = text;
-      let depth = 0;
-      let replaced = this.replaced(level, host);
-      while (replaced === level && depth < MAX_DECODES && level.includes('%')) {
-        const next = decodeLeniently(plus && depth === 0 ? level.replace(/\+/g, ' ') : level);
-        if (next === level) break;
-        level = next;
-        depth += 1;
-        replaced = this.replaced(level, host);
+      const found = this.replacements(text, host);
+      if (found.length === 0) return text;
+      let about = '';
+      let at = 0;
+      for (const { start, end, by } of found) {
+        about += text.slice(at, start) + by;
+        at = end;
       }
-      if (replaced === level) return text;
-      for (let times = 0; times < depth; times++) replaced = encodeURIComponent(replaced);
-      text = replaced;
-      // Replaced at the only level there is (no escape, no character a URL parser maps): nothing else can show the real origin.
-      if (!text.includes('%') && !NOT_PLAIN.test(text)) return text;
+      text = about + text.slice(at);
     }
     return text;
   }
 
   header(name: string, value: string): string {
     if (UNTOUCHED_HEADERS.has(name)) return value;
-    return this.component(value, false, !OWN_HOST_HEADERS.has(name));
+    return this.component(value, !OWN_HOST_HEADERS.has(name));
   }
 
   /** The last URL rewritten, and what it became (a question's views of the URL, and the next request's questions, ask for it again). */
@@ -225,26 +360,12 @@ class Rewriter implements OriginRewriter {
     const authority = url.startsWith('/') ? -1 : url.indexOf('//');
     const pathStart = authority < 0 ? 0 : url.indexOf('/', authority + 2);
     if (pathStart < 0) return url;
-    const queryStart = url.indexOf('?', pathStart);
-    const path = url.slice(pathStart, queryStart < 0 ? undefined : queryStart);
-    const segments = path.split('/');
-    const pathAbout = segments.map((segment) => this.component(segment, false, true)).join('/');
-    let query = '';
-    if (queryStart >= 0) {
-      const parts = url.slice(queryStart + 1).split('&');
-      query = `?${parts
-        .map((part) => {
-          const equals = part.indexOf('=');
-          if (equals < 0) return this.component(part, true, true);
-          return `${this.component(part.slice(0, equals), true, true)}=${this.component(part.slice(equals + 1), true, true)}`;
-        })
-        .join('&')}`;
-    }
-    return `${url.slice(0, pathStart)}${pathAbout}${query}`;
+    // The path and query at once: a replacement changes only the characters showing the real origin, never a `?`, `&` or `=` around them.
+    return `${url.slice(0, pathStart)}${this.component(url.slice(pathStart), true)}`;
   }
 
   text(value: string): string {
-    return this.component(value, false, true);
+    return this.component(value, true);
   }
 
   deep<T>(value: T): T {

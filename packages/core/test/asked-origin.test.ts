@@ -1,6 +1,8 @@
 // The guard's question requests show the asked origin wherever the real one shows (asked-origin.ts), in whatever
 // encoding the attacker chose, and never rewrite what a correct function compares the origin with.
 import fc from 'fast-check';
+import { unescape as querystringUnescape } from 'node:querystring';
+import { toUnicode } from 'tr46';
 import { describe, expect, it } from 'vitest';
 import { type OriginRewriter, originRewriter } from '../src/asked-origin.js';
 
@@ -11,27 +13,38 @@ const TWIN = 'https://evil.example.net.ampcorscanaryabc.invalid';
 
 const rewriter = (asked = CANARY): OriginRewriter => originRewriter(REAL, asked) as OriginRewriter;
 
-/** Every string a function can make of `text` by decoding it up to three times (`+` as a space first, as a query parser does). */
-function readings(text: string, plus: boolean): string[] {
-  const seen = [text];
-  let level = plus ? text.replace(/\+/g, ' ') : text;
-  for (let i = 0; i < 3; i++) {
+/** Decoders a function or framework uses: strict (`undefined` when it throws) and lenient (Node's `querystring`). */
+const DECODERS: ReadonlyArray<(text: string) => string | undefined> = [
+  (text) => {
     try {
-      level = decodeURIComponent(level);
+      return decodeURIComponent(text);
     } catch {
-      break;
+      return undefined;
     }
-    seen.push(level);
+  },
+  (text) => querystringUnescape(text),
+];
+
+/** Every string a function can make of `text` by decoding it up to `times` times with either decoder (`+` as a space first when `plus`, as a query parser does). */
+function readings(text: string, plus: boolean, times = 5): string[] {
+  const seen = new Set([text]);
+  for (const decode of DECODERS) {
+    let level: string | undefined = plus ? text.replace(/\+/g, ' ') : text;
+    for (let i = 0; i < times && level !== undefined; i++) {
+      level = decode(level);
+      if (level !== undefined) seen.add(level);
+    }
   }
-  return seen;
+  return [...seen];
 }
+
+/** A reading as the URL host parser maps it, character by character (UTS #46; tabs and line breaks dropped; `\\` as `/`). */
+const mapped = (reading: string) =>
+  [...reading.replace(/[\t\n\r]/g, '').replace(/\\/g, '/')].map((char) => (char < '\x80' ? char.toLowerCase() : toUnicode(char).domain.toLowerCase())).join('');
 
 /** Whether a reading still shows the real host (outside the asked origin), as a URL parser would read it. */
 const showsReal = (reading: string, asked: string) =>
-  reading
-    .normalize('NFKC')
-    .replace(/[\t\n\r]/g, '')
-    .toLowerCase()
+  mapped(reading)
     .split(new URL(asked).host)
     .some((part) => part.includes('evil.example.net'));
 
@@ -117,9 +130,98 @@ describe('originRewriter', () => {
         const value = rewritten.slice('/p?v='.length);
         expect(rewritten.startsWith('/p?v=') && !value.includes('&'), rewritten).toBe(true);
         for (const reading of readings(value, true)) expect(showsReal(reading, asked), `${raw} -> ${value}: ${reading}`).toBe(false);
+        // The rest of the value keeps its own bytes: the rewritten value ends as the raw one did.
+        expect(value.endsWith(after.replace(/[&=]/g, '')), `${raw} -> ${value}`).toBe(true);
       }),
       { numRuns: 400 },
     );
+  });
+
+  /** One character of an origin or host, spelled as the attacker may: as itself, escaped up to three times over, or as a URL host parser maps it. */
+  const spellChar = (char: string, inHost: boolean) => {
+    const hex = char.charCodeAt(0).toString(16).padStart(2, '0');
+    const escapes = ['', '25', '2525'].flatMap((twice) => [`%${twice}${hex}`, `%${twice}${hex.toUpperCase()}`]);
+    const wide = /[a-z0-9]/.test(char) ? String.fromCharCode(char.charCodeAt(0) + 0xfee0) : char === '.' ? '\u3002' : char;
+    const spellings = [char, char.toUpperCase(), ...escapes, `\t${char}`, `%09${char}`];
+    if (char === '/') spellings.push('\\');
+    // The URL host parser percent-decodes and maps a host only: full-width forms, their UTF-8 escapes, a soft hyphen it drops.
+    if (inHost) spellings.push(wide, encodeURIComponent(wide), `\u00ad${char}`, `%C2%AD${char}`, `%25C2%25AD${char}`);
+    return fc.constantFrom(...spellings);
+  };
+  const spelledAs = (text: string, hostFrom: number) =>
+    fc.tuple(...[...text].map((char, at) => spellChar(char, at >= hostFrom))).map((chars) => chars.join(''));
+  const REAL_HOST = 'evil.example.net';
+  const ASKED = [CANARY, TWIN, 'https://evilqexample.net', 'https://ampcorscanaryabcexample.net'];
+  /** What a function reads as an origin or a host from a value (the empty string when it throws). */
+  const READS: ReadonlyArray<{ what: string; read: (value: string) => string; real: string; asked: (asked: string) => string }> = [
+    { what: 'new URL(v).origin', read: (v) => new URL(v).origin, real: REAL, asked: (asked) => asked },
+    { what: 'new URL(v).host', read: (v) => new URL(v).host, real: REAL_HOST, asked: (asked) => new URL(asked).host },
+    { what: 'new URL(`https://${v}`).host', read: (v) => new URL(`https://${v}`).host, real: REAL_HOST, asked: (asked) => new URL(asked).host },
+  ];
+  const readSafely = (read: (value: string) => string, value: string) => {
+    try {
+      return read(value);
+    } catch {
+      return '';
+    }
+  };
+  /** A value as it travels in a request target (what is no URL character escaped), for `url()`. */
+  const inTarget = (value: string) => value.replace(/[^\x21-\x7e]|[&=#+]/g, (char) => encodeURIComponent(char));
+
+  /** Checks that wherever a reading of the real value reads as the real origin or host, the same reading of the question's reads as the asked one. */
+  function readsAsAsked(real: string, question: string, asked: string): void {
+    for (const decode of DECODERS) {
+      let realLevel: string | undefined = real;
+      let questionLevel: string | undefined = question;
+      for (let depth = 0; depth <= 3 && realLevel !== undefined; depth++) {
+        for (const { what, read, real: realRead, asked: askedRead } of READS) {
+          if (readSafely(read, realLevel) !== realRead) continue;
+          expect(questionLevel === undefined ? '(throws)' : readSafely(read, questionLevel), `${what} after ${depth} decodings of ${real} -> ${question}`).toBe(
+            askedRead(asked),
+          );
+        }
+        realLevel = decode(realLevel);
+        questionLevel = questionLevel === undefined ? undefined : decode(questionLevel);
+      }
+    }
+  }
+
+  it('property: at every decoding (0 to 3) a value reading as the real origin or host reads as the asked one, written literally (helper-66)', () => {
+    const around = fc.constantFrom('', ' ', 'x', '/welcome', ':443', ':443/p', '/p?q=%2541', '%2Fwelcome', '#h', '.', '%2e');
+    const value = fc.oneof(spelledAs(REAL, 'https://'.length), spelledAs(REAL_HOST, 0), spelledAs(encodeURIComponent(REAL), 100));
+    fc.assert(
+      fc.property(value, around, fc.constantFrom(...ASKED), (spelled, after, asked) => {
+        const raw = `${spelled}${after}`;
+        const rewrite = originRewriter(REAL, asked) as OriginRewriter;
+        // A value handed over decoded (a parsed query, a route parameter), a header value.
+        readsAsAsked(raw, rewrite.text(raw), asked);
+        readsAsAsked(raw, rewrite.header('x-source', raw), asked);
+        // A value in the request target, decoded once by the framework's query parser first.
+        const target = rewrite.url(`/p?v=${inTarget(raw)}&w=1`);
+        const parsed = (url: string) => new URLSearchParams(url.slice(url.indexOf('?'))).get('v') ?? '(none)';
+        expect(target.endsWith('&w=1') && target.startsWith('/p?v='), target).toBe(true);
+        readsAsAsked(parsed(`/p?v=${inTarget(raw)}`), parsed(target), asked);
+        readsAsAsked(querystringUnescape(inTarget(raw).replace(/\+/g, ' ')), querystringUnescape(target.slice(5, -4).replace(/\+/g, ' ')), asked);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('replaces only the characters that show the real origin, keeping the encoding of the rest (helper-66)', () => {
+    const rewrite = rewriter();
+    const host = new URL(CANARY).host;
+    expect(rewrite.url('/api?return_to=https://%2565vil.example.net/welcome')).toBe(`/api?return_to=${CANARY}/welcome`);
+    expect(rewrite.text('https://%65vil.example.net/welcome%3Fa%3D1')).toBe(`${CANARY}/welcome%3Fa%3D1`);
+    expect(rewrite.text('https%3A%2F%2Fev%2569l.example.net%2Fwelcome')).toBe(`${CANARY}%2Fwelcome`);
+    expect(rewrite.text('https://ev\u00adil\u3002example.net/x')).toBe(`${CANARY}/x`);
+    expect(rewrite.text('https://%EF%BD%85vil.example.net:443/x')).toBe(`${CANARY}:443/x`);
+    expect(rewrite.text('https:\\\\EVIL.example.net')).toBe(CANARY);
+    expect(rewrite.text('https%3A%2F%2Fevil.example.net')).toBe(`https%3A%2F%2F${host}`);
+    expect(rewrite.text('https://%6%35vil.example.net')).toBe(CANARY);
+    const ported = originRewriter('http://evil.example.net:8080', 'http://ampcorscanaryabc.invalid:8080') as OriginRewriter;
+    expect(ported.text('EVIL.example.net:08080')).toBe('ampcorscanaryabc.invalid:08080');
+    expect(ported.text('http://evil.example.net:08080/x')).toBe('http://ampcorscanaryabc.invalid:8080/x');
+    expect(ported.header('x-forwarded-host', 'for=http://EVIL.example.net:008080')).toBe('for=http://ampcorscanaryabc.invalid:8080');
   });
 
   it('property: a value in which no reading shows the real host is left exactly as it is', () => {
