@@ -15,6 +15,31 @@
  *    Koa's headers of an error thrown later) notes that an inner ampCors
  *    decided again ({@link InnermostDecisions}); the outer layers then leave
  *    the answer alone.
+ * 3. The same adapters when the layers see different request objects (a
+ *    router that rebuilds the Request, `new Request(url, req)`; Hono's
+ *    `app.mount`): neither layer can tell the other's request from its own
+ *    (attacker's review, session 15: the outer took the inner's noted
+ *    Response for a cached one written for another request and put its
+ *    allow, with credentials, on the inner's denial). Every Response
+ *    ampcors writes into, or makes (a preflight's answer, a 403), is noted
+ *    with the policy that wrote it and a count of writes
+ *    (written-responses.ts); a layer reads the count before its handler
+ *    runs. A layer meeting a Response noted by ANOTHER policy AFTER that
+ *    (written while its handler ran: an inner layer's, or another request's
+ *    in flight on one cached Response, which no rule can tell apart) gives
+ *    the MORE RESTRICTIVE of the two: the Response itself when each CORS
+ *    header the note set is one its own plan sets with the same value (an
+ *    inner denial stays a denial), else a copy without the CORS headers its
+ *    plan does not set (a looser inner answer, or an open policy's answer
+ *    met by a strict one, loses what the outer would not grant). A note by
+ *    the SAME policy, or one written before its handler ran, is a cached
+ *    Response written for another request: a copy as it was before, with
+ *    this plan. The request's Origin and source origin are deliberately not
+ *    compared: a router that drops the query (or a header) would let the
+ *    attacker make them differ between the layers and get the outer's
+ *    allow. A failure's answer is always the copy without CORS headers.
+ *    The cost of the rule: two policies answering one cached Response
+ *    object at the same moment may both answer the stricter one's headers.
  *
  * The names and the rule live here once; the adapters only say where their
  * verdict is kept and how their response removes a header.

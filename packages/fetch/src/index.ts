@@ -4,7 +4,19 @@
  */
 import { AmpCorsError, type EmailSender, type Verdict } from '@ampcors/core';
 import type { AmpCorsConfig, CorsDecision, CorsPlan, CorsPolicy } from '@ampcors/core/adapter';
-import { appendVary, createFetchCorsPolicy, fetchRequestFacts, InnermostDecisions, isThenable } from '@ampcors/core/adapter';
+import {
+  answerOver,
+  appendVary,
+  createFetchCorsPolicy,
+  fetchRequestFacts,
+  InnermostDecisions,
+  isThenable,
+  noteMade,
+  noteWritten,
+  writePlan,
+  writesSoFar,
+  writtenNoteOf,
+} from '@ampcors/core/adapter';
 export { ampRedirectTo, AmpCorsError, type CorsOptions, type Verdict } from '@ampcors/core';
 export type { AmpCorsConfig, VerdictSource } from '@ampcors/core/adapter';
 
@@ -128,123 +140,31 @@ function listsOf(plan: Pick<CorsPlan, 'headers' | 'vary'>): HeaderLists {
 }
 
 /**
- * What ampcors wrote into a Response in place: the headers it set (`pairs`, as {@link HeaderLists} has them: usually
- * the plan's own list, shared), and `Vary` as it was and as ampcors left it (`undefined`: not written). Held by the
- * Response ({@link Written}): a Response returned again (a handler's cached 404) is recognised. One request writes
- * once: of two ampcors layers on it, the innermost decides and the outer leaves its answer alone (`innermost`).
- */
-interface Note {
-  readonly pairs: ReadonlyArray<readonly [string, string]>;
-  readonly varyBefore: string | null | undefined;
-  readonly varyWritten: string | undefined;
-}
-
-/**
- * Twin of `Written` in packages/hono/src/index.ts: keep in step.
- * The {@link Note} of a Response ampcors wrote into, in a field private to this class, as {@link Stamped} does (no
- * code outside can read or forge it). Objects that take no new property keep theirs in {@link notes}.
- */
-class Written extends Carrier {
-  #note: Note;
-  private constructor(target: object, note: Note) {
-    super(target);
-    this.#note = note;
-  }
-  /** Gives `target` its note. */
-  static give(target: object, note: Note): void {
-    if (#note in target) (target as Written).#note = note;
-    else if (Object.isExtensible(target)) new Written(target, note);
-    else notes.set(target, note);
-  }
-  /** The note given to `target`, if any. */
-  static of(target: object): Note | undefined {
-    return #note in target ? (target as Written).#note : notes.get(target);
-  }
-}
-/** Notes of objects that take no new property. */
-const notes = new WeakMap<object, Note>();
-
-/**
- * Extends `Vary`, then sets the headers: on immutable headers the first `set` throws, so nothing is half-applied.
- * Returns what it wrote ({@link Note}).
- */
-function writePlan(into: Headers, { pairs, varyNames, vary }: HeaderLists): Note {
-  let varyBefore: string | null | undefined;
-  let varyWritten: string | undefined;
-  if (vary !== null) {
-    varyBefore = into.get('vary');
-    varyWritten = varyBefore === null ? vary : appendVary(varyBefore, varyNames);
-    into.set('vary', varyWritten);
-  }
-  for (const [name, value] of pairs) into.set(name, value);
-  return { pairs, varyBefore, varyWritten };
-}
-
-/**
- * Twin of `unwrite` in packages/hono/src/index.ts: keep in step.
- * `headers` without what ampcors wrote (`note`): each header still holding what ampcors set is removed (a value the
- * handler had set under the same name, which ampcors replaced, is not put back: ampcors's plan decides that name), and
- * `Vary`, if still as ampcors left it, is put back as it was; a name the handler changed since is left as it is.
- */
-function unwrite(headers: Headers, { pairs, varyBefore, varyWritten }: Note): Headers {
-  for (const [name, written] of pairs) if (headers.get(name) === written) headers.delete(name);
-  if (varyWritten !== undefined && headers.get('vary') === varyWritten) {
-    if (typeof varyBefore === 'string') headers.set('vary', varyBefore);
-    else headers.delete('vary');
-  }
-  return headers;
-}
-
-/**
- * Twin of `bodyOfLightweight` in packages/hono/src/index.ts: keep in step.
- * The body of an `@hono/node-server` Response made with a string, bytes or a Blob, which that server sends again on
- * every request without reading a stream (it keeps `[status, body, headers]` under a symbol of its own, described
- * `cache`); `undefined` for any other Response. Reading such a Response's `body` would make it a stream, read once.
- */
-function bodyOfLightweight(response: Response): BodyInit | undefined {
-  for (const symbol of Object.getOwnPropertySymbols(response)) {
-    if (symbol.description !== 'cache') continue;
-    const cached: unknown = (response as unknown as Record<symbol, unknown>)[symbol];
-    const body: unknown = Array.isArray(cached) && cached.length === 3 ? cached[1] : undefined;
-    if (typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob) return body as BodyInit;
-  }
-  return undefined;
-}
-
-/**
- * Twin of `copyOf` in packages/hono/src/index.ts: keep in step.
- * A new Response with `response`'s status, status text, headers (every `Set-Cookie`) and body, `response` left able to
- * be sent: no body, a body `@hono/node-server` sends again ({@link bodyOfLightweight}), or one branch of its stream
- * (`clone()`). Throws when it cannot be copied (a body already read, a status `new Response` refuses).
- */
-function copyOf(response: Response): Response {
-  const headers = new Headers(response.headers);
-  const { status } = response;
-  const constant = bodyOfLightweight(response);
-  if (constant !== undefined) return new Response(constant, { status, headers });
-  const { body, statusText } = response;
-  return new Response(body === null ? null : response.clone().body, { status, statusText, headers });
-}
-
-/**
- * `response` with the plan applied:
- * 1. A Response ampcors has not written into: the plan is written in place, and what was written is noted on the
- *    Response (no copy: the common case).
- * 2. A Response ampcors wrote into before, for another request (one object returned for several requests: a cached
- *    404): a copy, without what ampcors wrote (`Vary` as it was), with this plan on it; the object itself is never
- *    written again, so no request's headers reach another's answer, and requests in flight at the same time do not
- *    race on it. Even a plan without headers gets the copy.
+ * `response` with the plan of `policy` applied (`since`: {@link writesSoFar} before the handler ran; `Infinity` for a
+ * failure's answer, which never keeps another's CORS headers). What ampcors writes is noted on the Response (core's
+ * written-responses.ts): a Response returned again (a handler's cached 404) or one an inner ampCors wrote into for a
+ * rebuilt Request is recognised.
+ * 1. A Response ampcors has not written into: the plan is written in place, and noted (no copy: the common case).
+ * 2. A Response ampcors wrote into (core's `answerOver`, rule in nested-policies.ts, 3.): left alone, or a copy (never
+ *    written again, so no request's headers reach another's answer, and requests in flight do not race on it).
  * 3. Immutable headers (a `fetch()` result, `Response.redirect`): a copy; `Response.error()` is kept (no page can read
  *    it); not a Response, or a body that cannot be copied (already read): a plain 500 with `Vary: Origin`.
  */
-function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>): Response {
-  const seen = typeof response === 'object' && response !== null ? Written.of(response) : undefined;
-  if (seen !== undefined) return copied(response, seen, listsOf(plan));
+function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>, policy: object, since: number, origin: string | null): Response {
+  const seen = writtenNoteOf(response);
+  if (seen !== undefined) {
+    const lists = listsOf(plan);
+    try {
+      return answerOver(response, seen, policy, since, origin, lists.pairs, lists.varyNames, lists.vary);
+    } catch {
+      return failure();
+    }
+  }
   if (plan.headers.length === 0 && plan.vary.length === 0) return response;
-  const lists = listsOf(plan);
+  const { pairs, varyNames, vary } = listsOf(plan);
   try {
     // 1. In place.
-    Written.give(response, writePlan(response.headers, lists));
+    noteWritten(response, writePlan(response.headers, pairs, varyNames, vary, policy, origin));
     return response;
   } catch {
     // 3. Response.error() is kept; not a Response, or a body already read: a plain 500.
@@ -253,7 +173,7 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>)
       const { body, status, statusText, headers } = response;
       if (typeof status !== 'number') return failure();
       const copy = new Response(body, { status, statusText, headers });
-      writePlan(copy.headers, lists);
+      noteWritten(copy, writePlan(copy.headers, pairs, varyNames, vary, policy, origin));
       return copy;
     } catch {
       return failure();
@@ -261,14 +181,20 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>)
   }
 }
 
-/** 2. A copy of `response` as it was before ampcors wrote `note` into it, with the plan written on the copy; else a plain 500. */
-function copied(response: Response, note: Note, lists: HeaderLists): Response {
+/** An answer ampcors ends itself (a preflight's, a 403) with the plan of `policy`, noted as written for `origin` (an outer layer leaves it alone). */
+function ended(plan: CorsPlan & { readonly handled: true }, policy: object, origin: string | null): Response {
+  const { pairs, vary, end } = listsOf(plan);
+  const response = new Response(plan.body || null, { status: plan.status, headers: end });
+  noteMade(response, pairs, vary, policy, origin);
+  return response;
+}
+
+/** The `Origin` of a request whose answer is a failure's (read again there only), or `null` (none, or a request that throws). */
+function originOf(request: Request): string | null {
   try {
-    const copy = copyOf(response);
-    writePlan(unwrite(copy.headers, note), lists);
-    return copy;
+    return request.headers.get('origin');
   } catch {
-    return failure();
+    return null;
   }
 }
 
@@ -282,36 +208,45 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
     // After an earlier ampCors let the request through, this failure is the answer (core's nested-policies.ts).
     if (Stamped.has(request)) innermost.decidesAgain(request, policy);
     return {
-      response: applyPlan(await new Promise<Response>((resolve) => resolve(onError(error, request))).catch(failure), FAILED),
+      response: applyPlan(
+        await new Promise<Response>((resolve) => resolve(onError(error, request))).catch(failure),
+        FAILED,
+        policy,
+        Infinity,
+        originOf(request),
+      ),
       verdict: undefined,
     };
   };
   // 2. The plan: ended here (preflight, denial), or the handler's response, to be finished by apply().
-  const settle = ({ verdict, plan }: CorsDecision, request: Request): CorsCheck => {
+  const settle = ({ verdict, plan }: CorsDecision, request: Request, origin: string | null): CorsCheck => {
     if (plan.handled) {
       // An earlier ampCors let the request through: this answer, more specific, stands, and its verdict replaces the earlier one's.
       if (Stamped.has(request)) {
         innermost.decidesAgain(request, policy);
         Stamped.give(request, { verdict, email: plan.email });
       }
-      return { response: new Response(plan.body || null, { status: plan.status, headers: listsOf(plan).end }), verdict };
+      return { response: ended(plan, policy, origin), verdict };
     }
     // An inner ampCors that decided the request after this one wrote its answer: that answer stands.
+    const since = writesSoFar();
     const pass = {
       response: undefined,
       verdict,
       email: plan.email,
-      apply: (response: Response) => (innermost.overruled(request, policy) ? response : applyPlan(response, plan)),
+      apply: (response: Response) => (innermost.overruled(request, policy) ? response : applyPlan(response, plan, policy, since, origin)),
     };
     if (Stamped.give(request, pass)) innermost.decidesAgain(request, policy);
     return pass;
   };
-  const later = async (decided: PromiseLike<CorsDecision>, request: Request) => settle(await decided, request);
+  const later = async (decided: PromiseLike<CorsDecision>, request: Request, origin: string | null) => settle(await decided, request, origin);
   // 3. The check: core's decision on the request's facts, settled; never a throw nor a rejection.
   const check = (request: Request): CorsCheck | Promise<CorsCheck> => {
     try {
-      const decided = policy.decide(fetchRequestFacts(request, decidedUnder));
-      return isThenable(decided) ? later(decided, request).catch((error: unknown) => fail(error, request)) : settle(decided, request);
+      const facts = fetchRequestFacts(request, decidedUnder);
+      const decided = policy.decide(facts);
+      const origin = facts.origin ?? null;
+      return isThenable(decided) ? later(decided, request, origin).catch((error: unknown) => fail(error, request)) : settle(decided, request, origin);
     } catch (error) {
       return fail(error, request);
     }

@@ -5,7 +5,7 @@
  */
 import type { EmailSender, Verdict } from '@ampcors/core';
 import {
-  appendVary,
+  answerOver,
   type CorsPlan,
   createHonoCorsPolicy,
   fetchRequestFacts,
@@ -16,8 +16,13 @@ import {
   isThenable,
   nodeRequestAbout,
   lazyProperty,
+  noteWritten,
   type OriginRewriter,
   originRewriter,
+  unwrite,
+  writePlan,
+  writesSoFar,
+  writtenNoteOf,
 } from '@ampcors/core/adapter';
 import { Context, type MiddlewareHandler } from 'hono';
 
@@ -356,127 +361,22 @@ function executionAbout(executionCtx: unknown, rawOf: () => Request): unknown {
 }
 
 /**
- * Extends `Vary` and sets the plan's headers on `into`; on immutable headers the first `set` throws, so nothing is
- * half-applied. Returns what it wrote ({@link Note}).
- */
-function setPlan(plan: Pick<CorsPlan, 'headers' | 'vary'>, into: Headers): Note {
-  let varyBefore: string | null | undefined;
-  let varyWritten: string | undefined;
-  if (plan.vary.length > 0) {
-    varyBefore = into.get('vary');
-    varyWritten = appendVary(varyBefore, plan.vary);
-    into.set('vary', varyWritten);
-  }
-  for (const [name, value] of plan.headers) into.set(name, value);
-  return { pairs: plan.headers, varyBefore, varyWritten };
-}
-
-/**
- * What ampcors wrote into a Response in place: the headers it set (`pairs`: usually the plan's own list, shared), and
- * `Vary` as it was and as ampcors left it (`undefined`: not written). Held by the Response ({@link Written}): a
- * Response returned again (a handler's cached 404) is recognised. One request writes once: of two ampCors on it, the
- * innermost decides and the outer leaves its answer alone ({@link innermost}).
- */
-interface Note {
-  readonly pairs: ReadonlyArray<readonly [string, string]>;
-  readonly varyBefore: string | null | undefined;
-  readonly varyWritten: string | undefined;
-}
-
-/** A base whose constructor returns the object it is given, so that a subclass's private fields land on that object. */
-class Carrier {
-  constructor(target: object) {
-    return target;
-  }
-}
-
-/**
- * Twin of `Written` in packages/fetch/src/index.ts: keep in step.
- * The {@link Note} of a Response ampcors wrote into, in a field private to this class (the base constructor returns
- * the Response, which gets the field; cheaper than a `WeakMap` entry; no code outside can read or forge it). Objects
- * that take no new property keep theirs in {@link notes}.
- */
-class Written extends Carrier {
-  #note: Note;
-  private constructor(target: object, note: Note) {
-    super(target);
-    this.#note = note;
-  }
-  /** Gives `target` its note. */
-  static give(target: object, note: Note): void {
-    if (#note in target) (target as Written).#note = note;
-    else if (Object.isExtensible(target)) new Written(target, note);
-    else notes.set(target, note);
-  }
-  /** The note given to `target`, if any. */
-  static of(target: object): Note | undefined {
-    return #note in target ? (target as Written).#note : notes.get(target);
-  }
-}
-/** Notes of objects that take no new property. */
-const notes = new WeakMap<object, Note>();
-
-/**
- * Twin of `unwrite` in packages/fetch/src/index.ts: keep in step.
- * `headers` without what ampcors wrote (`note`): each header still holding what ampcors set is removed (a value the
- * handler had set under the same name, which ampcors replaced, is not put back: ampcors's plan decides that name), and
- * `Vary`, if still as ampcors left it, is put back as it was; a name the handler changed since is left as it is.
- */
-function unwrite(headers: Headers, { pairs, varyBefore, varyWritten }: Note): Headers {
-  for (const [name, written] of pairs) if (headers.get(name) === written) headers.delete(name);
-  if (varyWritten !== undefined && headers.get('vary') === varyWritten) {
-    if (typeof varyBefore === 'string') headers.set('vary', varyBefore);
-    else headers.delete('vary');
-  }
-  return headers;
-}
-
-/**
- * Twin of `bodyOfLightweight` in packages/fetch/src/index.ts: keep in step.
- * The body of an `@hono/node-server` Response made with a string, bytes or a Blob, which that server sends again on
- * every request without reading a stream (it keeps `[status, body, headers]` under a symbol of its own, described
- * `cache`); `undefined` for any other Response. Reading such a Response's `body` would make it a stream, read once.
- */
-function bodyOfLightweight(response: Response): BodyInit | undefined {
-  for (const symbol of Object.getOwnPropertySymbols(response)) {
-    if (symbol.description !== 'cache') continue;
-    const cached: unknown = (response as unknown as Record<symbol, unknown>)[symbol];
-    const body: unknown = Array.isArray(cached) && cached.length === 3 ? cached[1] : undefined;
-    if (typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob) return body as BodyInit;
-  }
-  return undefined;
-}
-
-/**
- * Twin of `copyOf` in packages/fetch/src/index.ts: keep in step.
- * A new Response with `response`'s status, status text, headers (every `Set-Cookie`) and body, `response` left able to
- * be sent: no body, a body `@hono/node-server` sends again ({@link bodyOfLightweight}), or one branch of its stream
- * (`clone()`). Throws when it cannot be copied (a body already read, a status `new Response` refuses).
- */
-function copyOf(response: Response): Response {
-  const headers = new Headers(response.headers);
-  const { status } = response;
-  const constant = bodyOfLightweight(response);
-  if (constant !== undefined) return new Response(constant, { status, headers });
-  const { body, statusText } = response;
-  return new Response(body === null ? null : response.clone().body, { status, statusText, headers });
-}
-
-/**
  * Ends the request now: the headers set so far by earlier middleware, plus the plan's (a response ampcors wrote into
  * for another request, set by earlier middleware, without what ampcors wrote).
  */
-function end(c: Context, status: number, body: string, plan: Pick<CorsPlan, 'headers' | 'vary'>): Response {
+function end(c: Context, status: number, body: string, plan: Pick<CorsPlan, 'headers' | 'vary'>, policy: object, origin: string | null): Response {
   const res = c.res;
-  const seen = isObject(res) ? Written.of(res) : undefined;
+  const seen = writtenNoteOf(res);
   const headers = new Headers(res.headers);
   if (seen !== undefined) unwrite(headers, seen);
   headers.delete('Content-Length');
   headers.delete('Content-Type');
-  setPlan(plan, headers);
+  const note = writePlan(headers, plan.headers, plan.vary, null, policy, origin);
   // Not merged with the placeholder response (hono would put its Vary back over ours).
   c.res = undefined;
   c.res = new Response(body === '' ? null : body, { status, headers });
+  // Noted: an outer ampCors meeting this answer through a rebuilt Request leaves it alone (core's nested-policies.ts, 3.).
+  noteWritten(c.res, note);
   return c.res;
 }
 
@@ -493,7 +393,8 @@ const innermost = new InnermostDecisions<Context>();
  * every origin (`'*'`, `(origin) => origin`) is refused (core's drop-in-hono-cors.ts). Never throws per request:
  * a throwing verifier or origin function becomes a 500 with `Vary: Origin` and no CORS header; the handler's own
  * errors are left to hono's `onError`, and its response gets the CORS headers like any other. Two ampCors on one
- * request (`app.use('*', …)` and `app.use('/admin/*', …)`): the innermost decides, and the outer leaves its answer alone.
+ * request (`app.use('*', …)` and `app.use('/admin/*', …)`): the innermost decides, and the outer leaves its answer alone;
+ * with the Request rebuilt between them (`app.mount`), the more restrictive of the two answers (core's nested-policies.ts, 3.).
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use('/api/*', ampCors({ publishers: ['example.com'] }))
  */
@@ -505,57 +406,64 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
   );
   return async function ampCorsMiddleware(c, next) {
     let plan: CorsPlan;
+    // The request's Origin, noted with what this ampCors writes (core's written-responses.ts); read again only after a failure to read it.
+    let origin: string | null | undefined;
     // An earlier ampCors decided this request: this one, more specific, decides instead (its verdict replaces the earlier one's).
     if (c.get('ampCors') !== undefined) innermost.decidesAgain(c, cors);
     try {
-      const decided = cors.decide(fetchRequestFacts(c.req.raw), c);
+      const facts = fetchRequestFacts(c.req.raw);
+      origin = facts.origin ?? null;
+      const decided = cors.decide(facts, c);
       const decision = isThenable(decided) ? await decided : decided;
       plan = decision.plan;
       // A question context without the request's route (hono before 4.8): unknown never yields credentials.
       if (anyRouteLost && routeLost.has(c) && plan.headers.some(([name]) => name === 'access-control-allow-credentials'))
-        return end(c, 500, 'Internal Server Error\n', FAILED);
+        return end(c, 500, 'Internal Server Error\n', FAILED, cors, origin);
       c.set('ampCors', decision.verdict);
       if (plan.email !== undefined) c.set('ampCorsEmail', plan.email);
-      if (plan.handled) return end(c, plan.status, plan.body, plan);
+      if (plan.handled) return end(c, plan.status, plan.body, plan, cors, origin);
     } catch {
       try {
-        return end(c, 500, 'Internal Server Error\n', FAILED);
+        return end(c, 500, 'Internal Server Error\n', FAILED, cors, origin ?? readOr(() => c.req.raw.headers.get('origin'), null));
       } catch {
         return new Response('Internal Server Error\n', { status: 500, headers: { 'Content-Type': 'text/plain; charset=utf-8', Vary: 'Origin' } });
       }
     }
+    const since = writesSoFar();
     await next();
     // An inner ampCors decided this request: its answer stands.
     if (innermost.overruled(c, cors)) return;
-    // The handler's response: written in place when ampcors has not written into it; one ampcors wrote into for another
-    // request (returned for several requests: a cached 404) is never written again: this request gets a copy, without
-    // what ampcors wrote (Vary as it was), with this plan on it (even a plan without headers).
+    // The handler's response: written in place when ampcors has not written into it; else left alone or a copy (core's
+    // answerOver: rule in nested-policies.ts, 3.), the Response itself never written again.
     const res = c.res;
-    const seen = isObject(res) ? Written.of(res) : undefined;
+    const seen = writtenNoteOf(res);
     if (seen !== undefined) {
-      c.res = undefined;
+      let answer: Response;
       try {
-        const copy = copyOf(res);
-        setPlan(plan, unwrite(copy.headers, seen));
-        c.res = copy;
+        answer = answerOver(res, seen, cors, since, origin, plan.headers, plan.vary, null);
       } catch {
-        end(c, 500, 'Internal Server Error\n', FAILED);
+        end(c, 500, 'Internal Server Error\n', FAILED, cors, origin);
+        return;
       }
+      if (answer === res) return;
+      c.res = undefined;
+      c.res = answer;
       return;
     }
     if (plan.headers.length === 0 && plan.vary.length === 0) return;
     try {
-      Written.give(res, setPlan(plan, res.headers));
+      noteWritten(res, writePlan(res.headers, plan.headers, plan.vary, null, cors, origin));
     } catch {
       // Immutable headers (a fetch() result, Response.redirect): copied once; Response.error() kept; a body already read: a 500.
       const { body, status, statusText, headers } = c.res;
       if (status < 200) return;
       c.res = undefined;
       try {
-        c.res = new Response(body, { status, statusText, headers });
-        setPlan(plan, c.res.headers);
+        const copy = new Response(body, { status, statusText, headers });
+        noteWritten(copy, writePlan(copy.headers, plan.headers, plan.vary, null, cors, origin));
+        c.res = copy;
       } catch {
-        end(c, 500, 'Internal Server Error\n', FAILED);
+        end(c, 500, 'Internal Server Error\n', FAILED, cors, origin);
       }
     }
   };

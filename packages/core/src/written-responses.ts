@@ -1,0 +1,221 @@
+/**
+ * The record of what ampcors wrote into a Fetch API `Response` (the Fetch
+ * and Hono adapters; one record, so that a Hono app inside `withAmpCors`,
+ * or a `withAmpCors` handler mounted in a Hono app, sees the other's
+ * writes). A Response ampcors wrote into is noted on itself
+ * ({@link noteWritten}); a layer meeting a noted Response decides with
+ * {@link answerOver} (the rule is in nested-policies.ts, 3.).
+ */
+import { CORS_RESPONSE_HEADERS } from './nested-policies.js';
+import { appendVary } from './vary.js';
+
+/**
+ * What ampcors wrote into a Response: the headers it set (`pairs`: usually
+ * a plan's own list, shared), `Vary` as it was and as ampcors left it
+ * (`undefined`: not written), the policy that wrote it (as the adapter
+ * names it), when ({@link writesSoFar}'s count after the write), and for
+ * which `Origin`.
+ */
+export interface WrittenNote {
+  readonly pairs: ReadonlyArray<readonly [string, string]>;
+  readonly varyBefore: string | null | undefined;
+  readonly varyWritten: string | undefined;
+  readonly policy: object;
+  readonly at: number;
+  /** The `Origin` of the request it was written for (`null`: none). */
+  readonly origin: string | null;
+}
+
+/** How many times ampcors wrote into a Response in this process (each write's {@link WrittenNote.at}). */
+let writes = 0;
+
+/** The count of writes so far: a layer reads it before its handler runs, so a note with a greater `at` was written while the handler ran. */
+export function writesSoFar(): number {
+  return writes;
+}
+
+/**
+ * Extends `Vary` (by `varyNames`; `varyAlone` is its value when there is
+ * none yet, `null` to work it out), then sets `pairs`: on immutable headers
+ * the first `set` throws, so nothing is half-applied. Returns what it wrote
+ * (for a request whose `Origin` is `origin`).
+ */
+export function writePlan(
+  into: Headers,
+  pairs: ReadonlyArray<readonly [string, string]>,
+  varyNames: readonly string[],
+  varyAlone: string | null,
+  policy: object,
+  origin: string | null,
+): WrittenNote {
+  let varyBefore: string | null | undefined;
+  let varyWritten: string | undefined;
+  if (varyNames.length > 0) {
+    varyBefore = into.get('vary');
+    varyWritten = varyBefore === null && varyAlone !== null ? varyAlone : appendVary(varyBefore, varyNames);
+    into.set('vary', varyWritten);
+  }
+  for (const [name, value] of pairs) into.set(name, value);
+  return { pairs, varyBefore, varyWritten, policy, at: ++writes, origin };
+}
+
+/** A base whose constructor returns the object it is given, so that a subclass's private fields land on that object. */
+class Carrier {
+  constructor(target: object) {
+    return target;
+  }
+}
+
+/**
+ * The {@link WrittenNote} of a Response, in a field private to this class
+ * (the base constructor returns the Response, which gets the field; cheaper
+ * than a `WeakMap` entry; no code outside can read or forge it). Objects
+ * that take no new property keep theirs in {@link notes}.
+ */
+class Written extends Carrier {
+  #note: WrittenNote;
+  private constructor(target: object, note: WrittenNote) {
+    super(target);
+    this.#note = note;
+  }
+  /** Gives `target` its note. */
+  static give(target: object, note: WrittenNote): void {
+    if (#note in target) (target as Written).#note = note;
+    else if (Object.isExtensible(target)) new Written(target, note);
+    else notes.set(target, note);
+  }
+  /** The note given to `target`, if any. */
+  static of(target: object): WrittenNote | undefined {
+    return #note in target ? (target as Written).#note : notes.get(target);
+  }
+}
+/** Notes of objects that take no new property. */
+const notes = new WeakMap<object, WrittenNote>();
+
+/** Notes on `response` what ampcors wrote into it (a {@link writePlan} result). */
+export function noteWritten(response: object, note: WrittenNote): void {
+  Written.give(response, note);
+}
+
+/**
+ * Notes on `response`, which ampcors made itself (a preflight's answer, a
+ * 403) with `pairs` and `Vary: vary` (`null`: none), that `policy` wrote
+ * them for a request whose `Origin` is `origin`.
+ */
+export function noteMade(response: object, pairs: ReadonlyArray<readonly [string, string]>, vary: string | null, policy: object, origin: string | null): void {
+  const at = ++writes;
+  Written.give(
+    response,
+    vary === null
+      ? { pairs, varyBefore: undefined, varyWritten: undefined, policy, at, origin }
+      : { pairs, varyBefore: null, varyWritten: vary, policy, at, origin },
+  );
+}
+
+/** What ampcors wrote into `response`, if it did (`undefined` for anything that is not an object). */
+export function writtenNoteOf(response: unknown): WrittenNote | undefined {
+  return typeof response === 'object' && response !== null ? Written.of(response) : undefined;
+}
+
+/**
+ * `headers` without what ampcors wrote (`note`): each header still holding
+ * what ampcors set is removed (a value the handler had set under the same
+ * name, which ampcors replaced, is not put back: ampcors's plan decides that
+ * name), and `Vary`, if still as ampcors left it, is put back as it was; a
+ * name the handler changed since is left as it is.
+ */
+export function unwrite(headers: Headers, { pairs, varyBefore, varyWritten }: WrittenNote): Headers {
+  for (const [name, written] of pairs) if (headers.get(name) === written) headers.delete(name);
+  if (varyWritten !== undefined && headers.get('vary') === varyWritten) {
+    if (typeof varyBefore === 'string') headers.set('vary', varyBefore);
+    else headers.delete('vary');
+  }
+  return headers;
+}
+
+/**
+ * The body of an `@hono/node-server` Response made with a string, bytes or
+ * a Blob, which that server sends again on every request without reading a
+ * stream (it keeps `[status, body, headers]` under a symbol of its own,
+ * described `cache`); `undefined` for any other Response. Reading such a
+ * Response's `body` would make it a stream, read once.
+ */
+function bodyOfLightweight(response: Response): BodyInit | undefined {
+  for (const symbol of Object.getOwnPropertySymbols(response)) {
+    if (symbol.description !== 'cache') continue;
+    const cached: unknown = (response as unknown as Record<symbol, unknown>)[symbol];
+    const body: unknown = Array.isArray(cached) && cached.length === 3 ? cached[1] : undefined;
+    if (typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob) return body as BodyInit;
+  }
+  return undefined;
+}
+
+/**
+ * A new Response with `response`'s status, status text, headers (every
+ * `Set-Cookie`) and body, `response` left able to be sent: no body, a body
+ * `@hono/node-server` sends again ({@link bodyOfLightweight}), or one branch
+ * of its stream (`clone()`). Throws when it cannot be copied (a body already
+ * read, a status `new Response` refuses).
+ */
+export function copyOf(response: Response): Response {
+  const headers = new Headers(response.headers);
+  const { status } = response;
+  const constant = bodyOfLightweight(response);
+  if (constant !== undefined) return new Response(constant, { status, headers });
+  const { body, statusText } = response;
+  return new Response(body === null ? null : response.clone().body, { status, statusText, headers });
+}
+
+/** Whether the pair `[name, value]` a note holds is a CORS grant that `pairs` (a plan's) does not make with the same value. */
+function grantsBeyond(name: string, value: string, pairs: ReadonlyArray<readonly [string, string]>): boolean {
+  const lower = name.toLowerCase();
+  if (!CORS_RESPONSE_HEADERS.includes(lower)) return false;
+  for (const [planned, plannedValue] of pairs) if (planned === lower && plannedValue === value) return false;
+  return true;
+}
+
+/**
+ * The answer a layer (`policy`, which read {@link writesSoFar} as `since`
+ * before its handler ran, for a request whose `Origin` is `origin`) gives
+ * for a `response` ampcors wrote into (`seen`), its plan being `pairs` and
+ * `varyNames` (`varyAlone` as {@link writePlan} takes it): nested-policies.ts, 3.
+ *
+ * 1. Written by another policy, for the same `Origin`, while this layer's
+ *    handler ran (an inner layer that judged a rebuilt Request, or another
+ *    request in flight on one cached Response): the more restrictive of
+ *    the two. `response` itself when every CORS header the note set is one
+ *    this plan sets with the same value; else a copy without those it does
+ *    not (Vary extended).
+ * 2. Else (this policy's own earlier write, one made before its handler
+ *    ran, or for another `Origin`: a Response written for another request):
+ *    a copy without what was written, this plan on it.
+ *
+ * A copy is noted as written by `policy`. Throws when `response` cannot be
+ * copied (a body already read): the adapter answers a plain 500.
+ */
+export function answerOver(
+  response: Response,
+  seen: WrittenNote,
+  policy: object,
+  since: number,
+  origin: string | null,
+  pairs: ReadonlyArray<readonly [string, string]>,
+  varyNames: readonly string[],
+  varyAlone: string | null,
+): Response {
+  let copy: Response;
+  let kept = pairs;
+  if (seen.policy !== policy && seen.at > since && seen.origin === origin) {
+    // 1. The more restrictive: what the note granted beyond this plan is withheld.
+    kept = seen.pairs.filter(([name, value]) => !grantsBeyond(name, value, pairs));
+    if (kept.length === seen.pairs.length) return response;
+    copy = copyOf(response);
+    for (const [name, value] of seen.pairs) if (grantsBeyond(name, value, pairs) && copy.headers.get(name) === value) copy.headers.delete(name);
+  } else {
+    // 2. Another request's answer: as it was before ampcors wrote into it.
+    copy = copyOf(response);
+    unwrite(copy.headers, seen);
+  }
+  Written.give(copy, writePlan(copy.headers, kept, varyNames, varyAlone, policy, origin));
+  return copy;
+}
