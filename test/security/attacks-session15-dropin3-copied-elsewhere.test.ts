@@ -104,6 +104,11 @@ const ENCODINGS: ReadonlyArray<{ name: string; value: string; decodes: number }>
   { name: 'every character escaped', value: [...EVIL].map((c) => `%${c.charCodeAt(0).toString(16)}`).join(''), decodes: 0 },
   { name: 'double encoding', value: encodeURIComponent(encodeURIComponent(EVIL)), decodes: 1 },
   { name: 'double-encoded letter', value: 'https://%2565vil.example.net', decodes: 1 },
+  // helper-66: read as new URL(q).origin after the framework's one decoding, whose URL parser decodes the host once more.
+  { name: 'double-encoded letter read as a URL', value: 'https://%2565vil.example.net', decodes: 0 },
+  { name: 'triple-encoded letter read as a URL after one decoding', value: 'https://%252565vil.example.net/welcome', decodes: 1 },
+  { name: 'an escaped full-width letter', value: 'https://%25EF%25BD%2585vil.example.net', decodes: 0 },
+  { name: 'a soft hyphen the URL parser drops', value: 'https://ev%25C2%25ADil.example.net', decodes: 0 },
   { name: 'upper case', value: 'HTTPS://EVIL.Example.NET', decodes: 0 },
 ];
 /** What a function makes of a query value: decoded `decodes` more times, then read as a URL (as a browser origin is compared). */
@@ -273,6 +278,34 @@ describe('Hono origin function: an origin copied from elsewhere in the request i
       const res = await request(getRequestListener(app.fetch)).get(`/api${Q}`).set('Origin', EVIL).set('Referer', `${EVIL}/page`);
       notReadable(seenOf(res.status, res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials']));
     }
+  });
+});
+
+describe('a value handed over decoded, whose host is escaped once more (new URL decodes it: helper-66)', () => {
+  const VALUE = 'https://%65vil.example.net/welcome';
+  const PATH_VALUE = encodeURIComponent(VALUE);
+  it('Express 4: req.query as an object (qs), and req.params of a route', async () => {
+    const fromQuery: ExpressDelegate = (req, cb) => cb(null, { origin: originOfUrl((req.query as { r?: { to?: string } }).r?.to) || false, credentials: true });
+    notReadable(await expressReads(express4, fromQuery, `/api?r[to]=${PATH_VALUE}`, { Origin: EVIL }), 'query object');
+    for (const express of [express4, express5]) {
+      const app = express();
+      const delegate: ExpressDelegate = (req, cb) => cb(null, { origin: originOfUrl(req.params['site']) || false, credentials: true });
+      app.get('/api/:site', expressAmpCors(delegate as never) as never, (_req: express5.Request, res: express5.Response) => void res.json({ secret: 1 }));
+      app.use((_e: unknown, _q: unknown, res: express5.Response, _n: unknown) => void res.status(500).end());
+      const res = await request(app).get(`/api/${PATH_VALUE}`).set({ Origin: EVIL, Cookie: 'session=victim' });
+      notReadable(seenOf(res.status, res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials']), 'params');
+    }
+  });
+  it('Koa: a router parameter (ctx.params), decoded by the router', async () => {
+    const before: Koa.Middleware = (ctx, next) => {
+      (ctx as unknown as { params: object }).params = { site: decodeURIComponent(ctx.path.slice('/api/'.length)) };
+      return next();
+    };
+    const read = (ctx: Koa.Context) => originOfUrl((ctx as unknown as { params: { site: string } }).params.site);
+    notReadable(await koaReads(read, `/api/${PATH_VALUE}`, { Origin: EVIL }, { before }));
+  });
+  it('Hono: c.req.param', async () => {
+    notReadable(await honoReads((_o, c) => originOfUrl(c.req.param('site')) || null, `/api/${PATH_VALUE}`, { Origin: EVIL }, '/api/:site'));
   });
 });
 
