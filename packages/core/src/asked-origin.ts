@@ -64,8 +64,8 @@ const UNTOUCHED_HEADERS: ReadonlySet<string> = new Set(['host', ':authority', 'c
 /** 1. Proxy headers naming the server's own host: only the real origin is replaced in them, never its host. */
 const OWN_HOST_HEADERS: ReadonlySet<string> = new Set(['x-forwarded-host', 'forwarded', 'x-forwarded-server', 'x-host', 'x-original-host']);
 
-/** 2. A value needing no decoding nor mapping: printable ASCII without `%` (what it shows, it shows as it is). */
-const PLAIN = /^[\x20-\x24\x26-\x5b\x5d-\x7e]*$/;
+/** 2. A character {@link urlForm} maps otherwise than to lower case: a control, `\\`, a non-ASCII character. */
+const MAPPED = /[^\x20-\x5b\x5d-\x7e]/;
 
 /** A RegExp source matching `text` literally. */
 function literal(text: string): string {
@@ -162,12 +162,33 @@ function decoded(reading: Reading): Reading {
   return { text: out, from, to };
 }
 
+/** 2. Whether `asked` contains `real`, or an end of one is the other end of the other (`asked` written next to some text could make `real`). */
+function overlaps(asked: string, real: string): boolean {
+  if (asked.includes(real)) return true;
+  for (let length = 1; length < Math.min(asked.length, real.length); length++)
+    if (real.endsWith(asked.slice(0, length)) || real.startsWith(asked.slice(-length))) return true;
+  return false;
+}
+
+/** `raw` decoded `times` times by {@link decoded}. */
+function readingAfter(raw: string, times: number): Reading {
+  let reading: Reading = { text: raw, from: null, to: null };
+  for (let at = 0; at < times; at++) reading = decoded(reading);
+  return reading;
+}
+
+/** 2. {@link urlForm} of a reading with no character {@link MAPPED}: its lower case. */
+function lowered(reading: Reading): Reading {
+  return { text: reading.text.toLowerCase(), from: reading.from, to: reading.to };
+}
+
 /**
  * 2. `reading` as the URL host parser reads it (ASCII in lower case, `\\` as
  * `/`, tabs and line breaks removed, other characters mapped by UTS #46),
- * each code unit with its raw characters.
+ * each code unit with its raw characters (when `spans`; the text alone
+ * otherwise).
  */
-function urlForm(reading: Reading): Reading {
+function urlForm(reading: Reading, spans: boolean): Reading {
   const { text } = reading;
   let out = '';
   const from: number[] = [];
@@ -188,13 +209,13 @@ function urlForm(reading: Reading): Reading {
     const start = reading.from === null ? at : (reading.from[at] as number);
     const end = reading.to === null ? at + width : (reading.to[at + width - 1] as number);
     out += chars;
-    for (let i = 0; i < chars.length; i++) {
+    for (let i = 0; spans && i < chars.length; i++) {
       from.push(start);
       to.push(end);
     }
     at += width;
   }
-  return { text: out, from, to };
+  return spans ? { text: out, from, to } : { text: out, from: null, to: null };
 }
 
 /** Rewrites what a request shows of its real origin into an asked origin (see the file comment). */
@@ -265,38 +286,37 @@ interface Replacement {
 }
 
 class Rewriter implements OriginRewriter {
-  /** 3. The asked origin and host (groups 1 and 2, skipped), then the real ones (groups 3 and 4), longest first at each position. */
-  private readonly withHost: RegExp;
-  private readonly originOnly: RegExp;
+  /** 3. The asked origin and host (skipped) and the real ones, longest first at each position, and what each group's match becomes. */
+  private readonly withHost: readonly [RegExp, ReadonlyArray<string | null>];
+  private readonly originOnly: readonly [RegExp, ReadonlyArray<string | null>];
   /** A quick test: whether a text may show the real host at all (plainly, escaped, or in another form). */
   private readonly hint: RegExp;
-  private readonly to: Parts;
+  /** Whether a replacement in a plain value (no `%`, nothing mapped) is final: no asked string can make the real one with what is around it. */
+  private readonly oneRound: boolean;
 
   constructor(from: Parts, to: Parts) {
-    const pattern = (names: ReadonlyArray<readonly [number, string]>) =>
-      new RegExp(
-        [...names]
-          .sort((a, b) => b[1].length - a[1].length || a[0] - b[0])
-          .map(([group, source]) => `(?<g${group}>${source})`)
-          .join('|'),
-        'g',
-      );
-    const askedOrigin = [1, literal(to.origin)] as const;
-    const realOrigin = [3, from.originPattern] as const;
-    this.withHost = pattern([askedOrigin, [2, literal(to.host)], realOrigin, [4, literal(from.host)]]);
+    // Each alternative a group; what its match becomes by group number (`null`: the asked origin or host, kept).
+    const pattern = (names: ReadonlyArray<readonly [string | null, string, string]>): readonly [RegExp, ReadonlyArray<string | null>] => {
+      const sorted = [...names].sort((a, b) => b[2].length - a[2].length);
+      return [new RegExp(sorted.map(([, source]) => `(${source})`).join('|'), 'g'), sorted.map(([by]) => by)];
+    };
+    const askedOrigin = [null, literal(to.origin), to.origin] as const;
+    const realOrigin = [to.origin, from.originPattern, from.origin] as const;
+    this.withHost = pattern([askedOrigin, [null, literal(to.host), to.host], realOrigin, [to.host, literal(from.host), from.host]]);
     this.originOnly = pattern([askedOrigin, realOrigin]);
     this.hint = new RegExp(`${literal(from.host)}|[^\\x20-\\x24\\x26-\\x7e]`, 'i');
-    this.to = to;
+    this.oneRound = [to.origin, to.host].every((asked) => [from.origin, from.host].every((real) => !overlaps(asked, real)));
   }
 
   /** 2–3. The replacements of the real origin (and host) that `form` shows, in raw characters, in order. */
   private found(form: Reading, host: boolean): Replacement[] {
-    const pattern = host ? this.withHost : this.originOnly;
+    const [pattern, replacedBy] = host ? this.withHost : this.originOnly;
     const found: Replacement[] = [];
     pattern.lastIndex = 0;
     for (let match = pattern.exec(form.text); match !== null; match = pattern.exec(form.text)) {
-      const groups = match.groups as Record<string, string | undefined>;
-      const by = groups['g3'] !== undefined ? this.to.origin : groups['g4'] !== undefined ? this.to.host : null;
+      let group = 1;
+      while (match[group] === undefined) group += 1;
+      const by = replacedBy[group - 1] as string | null;
       if (by === null) continue;
       const last = match.index + match[0].length - 1;
       const start = form.from === null ? match.index : (form.from[match.index] as number);
@@ -309,13 +329,31 @@ class Rewriter implements OriginRewriter {
     return found;
   }
 
-  /** 2. The replacements at the first decoding of `raw` that shows the real origin (or host), none when no decoding shows it. */
+  /**
+   * 2. The replacements at the first decoding of `raw` that shows the real
+   * origin (or host), none when no decoding shows it. Decodings are made by
+   * `decodeURIComponent` while it succeeds (it then decodes as
+   * {@link decoded} does), the raw characters of each decoded one found
+   * (from `raw` again) only where a decoding shows it.
+   */
   private replacements(raw: string, host: boolean): Replacement[] {
-    let reading: Reading = { text: raw, from: null, to: null };
+    let text = raw;
+    // The reading of `text` with its raw characters, `null` while unknown (from the second decoding on).
+    let reading: Reading | null = { text: raw, from: null, to: null };
     for (let decodes = 0; ; decodes++) {
-      const found = this.found(PLAIN.test(reading.text) ? { ...reading, text: reading.text.toLowerCase() } : urlForm(reading), host);
-      if (found.length > 0 || decodes === MAX_DECODES || !reading.text.includes('%')) return found;
-      reading = decoded(reading);
+      const mapped = MAPPED.test(text);
+      const form = (of: Reading | null) =>
+        mapped ? urlForm(of ?? { text, from: null, to: null }, of !== null) : lowered(of ?? { text, from: null, to: null });
+      let found = this.found(form(reading), host);
+      if (found.length > 0 && reading === null) found = this.found(form((reading = readingAfter(raw, decodes))), host);
+      if (found.length > 0 || decodes === MAX_DECODES || !text.includes('%')) return found;
+      try {
+        text = decodeURIComponent(text);
+        reading = null;
+      } catch {
+        reading = decoded(reading ?? readingAfter(raw, decodes));
+        text = reading.text;
+      }
     }
   }
 
@@ -332,7 +370,10 @@ class Rewriter implements OriginRewriter {
         about += text.slice(at, start) + by;
         at = end;
       }
+      const plain = !text.includes('%') && !MAPPED.test(text);
       text = about + text.slice(at);
+      // Replaced at the only reading there is, by a string that cannot make the real one with its neighbours: nothing else shows it.
+      if (plain && this.oneRound) return text;
     }
     return text;
   }
