@@ -57,6 +57,7 @@ export const GROUPS: Record<string, string[]> = {
     'delegate-guard',
     'asked-origin',
     'nested-policies',
+    'written-responses',
   ],
 };
 
