@@ -6,6 +6,11 @@
 // documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32, http and https, with and
 // without a port) are asked at construction and with each credentialed allow, and an allowed IP origin's look-alikes
 // are other addresses of its shape. Options naming a few exact IP origins (`http://127.0.0.1:3000`) keep working.
+// Second round (helper-69, fixed by helper-70): the look-alikes left the IPv6 groups compressed in `::` unvaried and
+// swapped each IPv4 octet whole for fixed stand-ins, so a ULA wildcard reached from `https://[fd12::]` (as browsers
+// write it) and a range over part of an octet (a DHCP pool `192\.168\.1\.1\d\d`, `10\.0\.0\.2[0-4]\d`) passed. Now
+// every one of the eight groups is varied, each variant written as a browser writes it, and each digit of an octet
+// (but a hundreds digit) is varied on its own, confirmed by a second.
 import { ampCors as expressAmpCors } from '@ampcors/express';
 import express from 'express';
 import request from 'supertest';
@@ -28,6 +33,17 @@ const CATCH_ALLS: ReadonlyArray<readonly [string, RegExp, string, string]> = [
   ['a LAN range (anyone on the network gets an address in it)', /^http:\/\/192\.168\.1\.\d{1,3}$/, 'http://192.168.1.20', 'http://192.168.1.66'],
   ['a /16 of a cloud provider', /^https:\/\/45\.33\.\d+\.\d+$/, 'https://45.33.0.10', VM4],
   ['an IPv6 /64 (one group wildcarded)', /^https:\/\/\[2600:3c01::f03c:91ff:fe18:[0-9a-f]{1,4}\]$/, 'https://[2600:3c01::f03c:91ff:fe18:1]', VM6],
+  // helper-69: groups hidden in `::`, ranges over part of an octet.
+  ['a ULA wildcard (fd00::/8), the attacker at a compressed address', /^https:\/\/\[fd[0-9a-f]{2}:[0-9a-f:]*\]$/, 'https://[fd12::1]', 'https://[fd12::]'],
+  [
+    'a ULA /48 written with its zero groups compressed',
+    /^https:\/\/\[fd12:3456:789a::[0-9a-f:]*\]$/,
+    'https://[fd12:3456:789a::1]',
+    'https://[fd12:3456:789a::]',
+  ],
+  ['a DHCP pool 192.168.1.100-199 (a range over part of an octet)', /^https:\/\/192\.168\.1\.1\d\d$/, 'https://192.168.1.120', 'https://192.168.1.150'],
+  ['a pool 10.0.0.200-249', /^http:\/\/10\.0\.0\.2[0-4]\d$/, 'http://10.0.0.201', 'http://10.0.0.210'],
+  ['a pool over the tens and units of the third octet', /^https:\/\/172\.16\.1\d\d\.5$/, 'https://172.16.100.5', 'https://172.16.142.5'],
 ];
 
 it('every row is a real hole: the option allows the origin it was written for and an address anyone can serve', () => {
@@ -62,8 +78,15 @@ describe.each(ADAPTERS)('attacker, through $name: an option allowing every IP ad
 /** Options naming exact IP origins (development servers, a LAN appliance): they keep reading with credentials. */
 const EXACT: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['the usual development origin', ['http://127.0.0.1:3000']],
-  ['a short list of IPv4 and IPv6 origins', ['http://127.0.0.1:3000', 'http://localhost:3000', 'http://192.168.1.20:8080', 'https://10.0.0.5', 'http://[::1]:3000', 'https://[2001:db8::5]']],
+  [
+    'a short list of IPv4 and IPv6 origins',
+    ['http://127.0.0.1:3000', 'http://localhost:3000', 'http://192.168.1.20:8080', 'https://10.0.0.5', 'http://[::1]:3000', 'https://[2001:db8::5]'],
+  ],
   ['consecutive LAN devices', ['http://192.168.1.20', 'http://192.168.1.21', 'http://192.168.1.22']],
+  [
+    'devices of a DHCP pool and of a ULA network',
+    ['http://192.168.1.150', 'http://192.168.1.151', 'http://192.168.1.160', 'https://[fd12::1]', 'https://[fd12::2]', 'https://[fd12:3456:789a::]'],
+  ],
   ['addresses of the documentation ranges themselves', ['https://192.0.2.1', 'https://198.51.100.7', 'https://203.0.113.10']],
 ];
 
@@ -89,7 +112,12 @@ type Req = { headers: Record<string, string | undefined> };
 
 /** Express options delegates that trust IP addresses with credentials: a pattern in the answer, or the Origin copied for an IP. */
 const DELEGATES: ReadonlyArray<readonly [string, (req: Req, cb: Callback) => void, string, string]> = [
-  ['a catch-all pattern in the answer', (_req, cb) => cb(null, { origin: [/^https?:\/\/\d+\.\d+\.\d+\.\d+(:\d+)?$/], credentials: true }), 'http://127.0.0.1:3000', VM4],
+  [
+    'a catch-all pattern in the answer',
+    (_req, cb) => cb(null, { origin: [/^https?:\/\/\d+\.\d+\.\d+\.\d+(:\d+)?$/], credentials: true }),
+    'http://127.0.0.1:3000',
+    VM4,
+  ],
   [
     'the Origin copied when it is an IPv4 address',
     (req, cb) => {
@@ -135,7 +163,10 @@ describe('attacker, through express (cors): an options delegate trusting IP addr
   it('a delegate answering exact IP origins keeps answering them with credentials', async () => {
     const list = ['http://127.0.0.1:3000', 'http://192.168.1.20:8080', 'http://[::1]:3000'];
     const app = express();
-    app.use(expressAmpCors(((req: Req, cb: Callback) => cb(null, { origin: list.includes(req.headers.origin ?? '') ? req.headers.origin : false, credentials: true })) as never));
+    app.use(
+      expressAmpCors(((req: Req, cb: Callback) =>
+        cb(null, { origin: list.includes(req.headers.origin ?? '') ? req.headers.origin : false, credentials: true })) as never),
+    );
     app.get('/api', (_req, res) => void res.json({ secret: 1 }));
     for (const own of [...list, ...list]) {
       const res = await request(app).get('/api').set('Origin', own);

@@ -49,7 +49,8 @@
  *    alongside the real one: they depend on its answer, and 4 skips them
  *    for an answer already checked).
  * 4. The cost: the delegate is asked 1 + the look-alike count more times
- *    (ten for `https://www.example.com`; a same-shape look-alike that was
+ *    (ten for `https://www.example.com`, thirteen for
+ *    `http://192.168.1.20`, ten for an IPv6 address; a same-shape look-alike that was
  *    allowed adds its confirmation) per allowed credentialed request
  *    (a delegate with side effects sees them; an asynchronous one sees them
  *    at once). Not again for an answer object already checked and

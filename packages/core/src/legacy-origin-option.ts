@@ -190,12 +190,20 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * (f) an all-letter top-level domain replaced likewise (letters only:
  *     `example.qqq`, `example.co.qq`, confirmed by `.xxx`, `.xx`): a
  *     wildcard top-level domain (`example\.[a-z]{2,6}`);
- * (g) for an IP host, each IPv4 octet or written IPv6 group replaced by
- *     another of its length, confirmed by a second (`192.168.1.74` and
- *     `192.168.1.38` for `192.168.1.20`): a wildcard over addresses
- *     (`192\.168\.1\.\d+`, a cloud provider's range, an IPv6 /64), but
- *     not the parts that keep a loopback address loopback (`127.0.0.1`'s
- *     last three octets, `[::1]`): those are the machine's own;
+ * (g) for an IP host, each part of the address varied, each variant
+ *     confirmed by a second: each IPv4 octet replaced by another of its
+ *     length (`192.168.1.74` and `192.168.1.38` for `192.168.1.20`), and
+ *     each digit of an octet of two or three digits, but a hundreds digit
+ *     (which has one other value at most), replaced by another that keeps
+ *     it an octet (`192.168.1.157` and `.153`, `.170` and `.130` for
+ *     `192.168.1.150`: at most eight); each of the eight IPv6 groups, the
+ *     zero groups `::` hides included, replaced by a non-zero one,
+ *     written as a browser writes it (`[fd12:7::]` and `[fd12:4::]` for
+ *     `[fd12::]`): a wildcard over addresses (`192\.168\.1\.\d+`, a
+ *     DHCP pool `192\.168\.1\.1\d\d`, a cloud provider's range, an
+ *     IPv6 /64, a ULA `fd[0-9a-f]{2}:[0-9a-f:]*`), but not the parts that
+ *     keep a loopback address loopback (`127.0.0.1`'s last three octets,
+ *     `[::1]`): those are the machine's own;
  * (h) for every origin, an address of the documentation ranges (RFC 5737
  *     and RFC 3849) of its family, IPv4 for a domain name, drawn once per
  *     process (an IPv4 one confirmed by one of another range, since a list
@@ -222,9 +230,12 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * look-alike. A host with no registrable domain (`localhost`, a public
  * suffix) only has (a) and (h); an IPv4 host (a), (g) and (h); an IPv6 host
  * (g) and (h) (a bracketed host cannot be extended). A list of addresses
- * that holds both same-length variants of a part (`10.0.0.3` and
- * `10.0.0.7` next to `10.0.0.1`) is indistinguishable from the wildcard it
- * spells out, as with (e).
+ * that holds both variants of a part (`10.0.0.3` and `10.0.0.7` next to
+ * `10.0.0.1`, `.157` and `.153` next to `.150`) is indistinguishable from
+ * the wildcard it spells out, as with (e); a range over a hundreds digit
+ * alone (`1\.[12]50`) is one of two addresses, not reached; nor is a range
+ * over part of an IPv6 group (`fd12::1[0-9a-f]` beside `fd12::10`: sixteen
+ * addresses of one network), since each group is varied whole.
  */
 export function lookAlikes(origin: ParsedOrigin): LookAlike[] {
   const found = origin.host.startsWith('[') ? [] : nameLookAlikes(origin);
@@ -299,17 +310,84 @@ function sameSchemeAndPort(origin: ParsedOrigin): (host: string) => string {
  */
 const OCTET_STAND_INS: Readonly<Record<number, readonly string[]>> = { 1: ['7', '3', '4'], 2: ['74', '38', '51'], 3: ['174', '238', '203'] };
 
+/**
+ * The stand-ins of one digit of an IPv4 octet in kind (g) of
+ * {@link lookAlikes}, in order of preference: the first two that differ
+ * from the digit and keep the octet a canonical one (no leading 0, at most
+ * 255) are used (`150` → `157` and `153`, `170` and `130`).
+ */
+const DIGIT_STAND_INS = '7348125690';
+
+/** The mistake behind a digit look-alike of kind (g) of {@link lookAlikes} (`192\.168\.1\.1\d\d`, a DHCP pool). */
+const PART_OF_AN_OCTET = 'a range over part of an address octet: anyone on that network with an address in that range';
+
 /** The mistake of kind (h) of {@link lookAlikes}. */
 const EVERY_ADDRESS = 'an option allowing every IP address: anyone with a virtual machine serves pages at one';
 
 /**
+ * The eight 16-bit groups of an IPv6 address's text (without brackets;
+ * `::` expanded, a dotted IPv4 tail made two groups), each in hex without
+ * leading zeros (`0` for a zero group), or undefined when the text is no
+ * IPv6 address.
+ */
+function ipv6Groups(text: string): string[] | undefined {
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const groupsOf = (half: string): string[] | undefined => {
+    if (half === '') return [];
+    const out: string[] = [];
+    const pieces = half.split(':');
+    for (const [at, piece] of pieces.entries()) {
+      if (at === pieces.length - 1 && piece.includes('.')) {
+        if (!IPV4_HOST.test(piece)) return undefined;
+        const [a, b, c, d] = piece.split('.').map(Number) as [number, number, number, number];
+        if (Math.max(a, b, c, d) > 255) return undefined;
+        out.push((a * 256 + b).toString(16), (c * 256 + d).toString(16));
+      } else if (/^[0-9a-f]{1,4}$/.test(piece)) out.push(piece.replace(/^0+(?=.)/, ''));
+      else return undefined;
+    }
+    return out;
+  };
+  const head = groupsOf(halves[0] as string);
+  const tail = halves.length === 2 ? groupsOf(halves[1] as string) : [];
+  if (head === undefined || tail === undefined) return undefined;
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  return [...head, ...new Array<string>(missing).fill('0'), ...tail];
+}
+
+/**
+ * An IPv6 address's eight groups ({@link ipv6Groups}) written as a browser
+ * sends them (the WHATWG URL serializer): joined by `:`, the first longest
+ * run of two or more zero groups written `::`.
+ */
+function ipv6Text(groups: readonly string[]): string {
+  let runAt = -1;
+  let runLength = 1;
+  for (let i = 0; i < groups.length; i++) {
+    let end = i;
+    while (end < groups.length && groups[end] === '0') end++;
+    if (end - i > runLength) [runAt, runLength] = [i, end - i];
+    if (end > i) i = end;
+  }
+  if (runAt < 0) return groups.join(':');
+  let text = '';
+  for (let i = 0; i < runAt; i++) text += `${groups[i] as string}:`;
+  text = runAt === 0 ? '::' : `${text}:`;
+  for (let i = runAt + runLength; i < groups.length; i++) text += i === runAt + runLength ? (groups[i] as string) : `:${groups[i] as string}`;
+  return text;
+}
+
+/**
  * Kinds (g) and (h) of {@link lookAlikes}: for an IP host, each part of the
- * address (an IPv4 octet, a written IPv6 group, at most eight) made another
- * of its length, confirmed by a second, but the parts that keep a loopback
- * address loopback (the machine's own: `127.0.0.1`'s last three octets,
- * `[::1]`'s group); then, for every origin, an address of the documentation
- * ranges of its family (IPv4 for a domain name), confirmed for IPv4 by one
- * of another range.
+ * address varied, each confirmed by a second variant (an IPv4 octet made
+ * another of its length, each of its tens and units digits made another
+ * digit; each of the eight IPv6 groups, the ones `::` hides included, made
+ * another non-zero group), but the parts that keep a loopback address
+ * loopback (the machine's own: `127.0.0.1`'s last three octets, `[::1]`);
+ * then, for every origin, an address of the documentation ranges of its
+ * family (IPv4 for a domain name), confirmed for IPv4 by one of another
+ * range.
  */
 function addressLookAlikes(origin: ParsedOrigin): LookAlike[] {
   const { host } = origin;
@@ -317,34 +395,50 @@ function addressLookAlikes(origin: ParsedOrigin): LookAlike[] {
   const found: LookAlike[] = [];
   const ipv6 = host.startsWith('[');
   const mistake = 'a wildcard over IP addresses: anyone on that network or with an address in that range';
-  if (ipv6 && host !== '[::1]' && !host.includes('.')) {
-    // (g) Each written group made another of its length (hex digits stay hex: never a leading 0, so the text stays canonical).
-    const groups = host.slice(1, -1).split(':');
-    let replaced = 0;
-    for (let i = 0; i < groups.length && replaced < MAX_LABEL_VARIANTS; i++) {
+  const groups = ipv6 ? ipv6Groups(host.slice(1, -1)) : undefined;
+  if (groups !== undefined && groups.join() !== '0,0,0,0,0,0,0,1') {
+    // (g) Each of the eight groups, zeros included, made a non-zero one differing at every hex digit (`0` → `7`, `4`;
+    // `fd12` → `ef77`, `cc44`), the address written as a browser writes it (`[fd12::]` → `[fd12:7::]`): eight at most.
+    for (let i = 0; i < groups.length; i++) {
       const group = groups[i] as string;
-      if (group === '') continue;
-      replaced++;
-      const variant = (which: 0 | 1) => at(`[${[...groups.slice(0, i), sameShape(group, which), ...groups.slice(i + 1)].join(':')}]`);
+      const variant = (which: 0 | 1) => {
+        const other = groups.slice();
+        other[i] = sameShape(group, which);
+        return at(`[${ipv6Text(other)}]`);
+      };
       found.push({ origin: variant(0), confirm: variant(1), mistake });
     }
   } else if (IPV4_HOST.test(host)) {
-    // (g) Each octet made another of its length (a loopback address's last three octets stay: every one is this machine).
+    // (g) Each octet made another of its length, and each digit of a longer octet another digit (a loopback address's
+    // last three octets stay: every one is this machine). A hundreds digit has at most one other (1 or 2), so it is
+    // never varied alone (a list of `.150` and `.250` is two devices): at most eight digit look-alikes (tens and units).
     const octets = host.split('.');
     const parts = octets[0] === '127' ? 1 : 4;
     for (let i = 0; i < parts; i++) {
       const octet = octets[i] as string;
+      const before = i === 0 ? '' : `${octets.slice(0, i).join('.')}.`;
+      const after = i === 3 ? '' : `.${octets.slice(i + 1).join('.')}`;
       const [first, second] = (OCTET_STAND_INS[octet.length] ?? []).filter((standIn) => standIn !== octet) as [string, string];
-      const variant = (standIn: string) => at([...octets.slice(0, i), standIn, ...octets.slice(i + 1)].join('.'));
-      found.push({ origin: variant(first), confirm: variant(second), mistake });
+      found.push({ origin: at(before + first + after), confirm: at(before + second + after), mistake });
+      // The digits of an octet of two or three digits, a hundreds digit's excepted (a one-digit octet's swap is its digit's).
+      for (let digit = octet.length === 2 ? 0 : 1; digit < octet.length; digit++) {
+        let one: string | undefined;
+        for (const standIn of DIGIT_STAND_INS) {
+          if (standIn === octet[digit] || (digit === 0 && standIn === '0')) continue;
+          const other = octet.slice(0, digit) + standIn + octet.slice(digit + 1);
+          if (Number(other) > 255) continue;
+          if (one === undefined) {
+            one = other;
+            continue;
+          }
+          found.push({ origin: at(before + one + after), confirm: at(before + other + after), mistake: PART_OF_AN_OCTET });
+          break;
+        }
+      }
     }
   }
   // (h) An address anyone could be given, of the origin's family.
-  found.push(
-    ipv6
-      ? { origin: at(CANARY_IPV6), mistake: EVERY_ADDRESS }
-      : { origin: at(CANARY_IPV4[0]), confirm: at(CANARY_IPV4[2]), mistake: EVERY_ADDRESS },
-  );
+  found.push(ipv6 ? { origin: at(CANARY_IPV6), mistake: EVERY_ADDRESS } : { origin: at(CANARY_IPV4[0]), confirm: at(CANARY_IPV4[2]), mistake: EVERY_ADDRESS });
   return found;
 }
 
@@ -805,10 +899,14 @@ const NOTHING: OriginMatcher = () => false;
  *    the one left of the registrable domain, two for the label continued,
  *    one per hyphen side of its label and one per run of letters or digits
  *    (at most eight each), one for the top-level domain, one for an address
- *    of the documentation ranges (ten questions for `www.example.com`,
- *    eleven for `www.example.co.uk`, eighteen for
- *    `myapp-abc123xyz-team.vercel.app`, seven for `http://192.168.1.20`
- *    and four for `http://127.0.0.1:3000`; fewer after a synchronous yes; a
+ *    of the documentation ranges; for an IP host: the canary, the host
+ *    extended (IPv4 only), one per octet and one per tens or units digit of
+ *    an octet of two or three digits (at most eight), or one per IPv6 group
+ *    (eight), and one for the documentation address (ten questions for
+ *    `www.example.com`, eleven for `www.example.co.uk`, eighteen for
+ *    `myapp-abc123xyz-team.vercel.app`, thirteen for `http://192.168.1.20`,
+ *    six for `http://127.0.0.1:3000`, ten for any IPv6 address but
+ *    `[::1]`, two for it; fewer after a synchronous yes; a
  *    same-shape look-alike that was allowed adds its confirmation): a
  *    function with side effects (logging,
  *    counting, a database) sees them, and a function that waits sees them

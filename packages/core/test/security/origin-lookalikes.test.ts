@@ -123,32 +123,60 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
     ]);
   });
 
-  it('gives localhost and a public suffix the extended host and a documentation address, an IPv4 host also each octet varied, an IPv6 host each group', () => {
+  it('gives localhost and a public suffix the extended host and a documentation address, an IPv4 host also each octet and each digit of a longer octet varied, an IPv6 host each of its eight groups', () => {
     expect(shapes('http://localhost:3000')).toEqual(['http://localhost.L.invalid:3000', 'http://V4a:3000 & http://V4c:3000']);
     expect(shapes('https://github.io')).toEqual(['https://github.io.L.invalid', 'https://V4a & https://V4c']);
     expect(shapes('http://192.168.1.20:8080')).toEqual([
       'http://192.168.1.20.L.invalid:8080',
       'http://174.168.1.20:8080 & http://238.168.1.20:8080',
+      'http://172.168.1.20:8080 & http://132.168.1.20:8080',
+      'http://197.168.1.20:8080 & http://193.168.1.20:8080',
       'http://192.174.1.20:8080 & http://192.238.1.20:8080',
+      'http://192.178.1.20:8080 & http://192.138.1.20:8080',
+      'http://192.167.1.20:8080 & http://192.163.1.20:8080',
       'http://192.168.7.20:8080 & http://192.168.3.20:8080',
       'http://192.168.1.74:8080 & http://192.168.1.38:8080',
+      'http://192.168.1.70:8080 & http://192.168.1.30:8080',
+      'http://192.168.1.27:8080 & http://192.168.1.23:8080',
       'http://V4a:8080 & http://V4c:8080',
     ]);
+    // A digit is varied within 0-255 and without a leading 0 (a hundreds digit never: it has one other at most, 1 or 2).
+    expect(shapes('https://192.168.1.150')).toContain('https://192.168.1.157 & https://192.168.1.153');
+    expect(shapes('https://192.168.1.150')).toContain('https://192.168.1.170 & https://192.168.1.130');
+    expect(shapes('http://10.0.0.210')).toContain('http://10.0.0.230 & http://10.0.0.240');
+    expect(shapes('http://10.0.0.210')).toContain('http://10.0.0.217 & http://10.0.0.213');
+    expect(shapes('http://10.0.0.210').filter((twin) => twin.includes('//10.0.0.110'))).toEqual([]);
     // A stand-in equal to the octet is skipped (7 → 3 and 4); a loopback address keeps its last three octets (all this machine).
     expect(shapes('https://10.7.174.0')).toContain('https://10.3.174.0 & https://10.4.174.0');
     expect(shapes('https://10.7.174.0')).toContain('https://10.7.238.0 & https://10.7.203.0');
     expect(shapes('http://127.0.0.1:8080')).toEqual([
       'http://127.0.0.1.L.invalid:8080',
       'http://174.0.0.1:8080 & http://238.0.0.1:8080',
+      'http://177.0.0.1:8080 & http://137.0.0.1:8080',
+      'http://123.0.0.1:8080 & http://124.0.0.1:8080',
       'http://V4a:8080 & http://V4c:8080',
     ]);
     expect(shapes('https://[2600:3c01::f03c:91ff:fe18:bb2f]')).toEqual([
       'https://[7777:3c01::f03c:91ff:fe18:bb2f] & https://[4444:3c01::f03c:91ff:fe18:bb2f]',
       'https://[2600:7f77::f03c:91ff:fe18:bb2f] & https://[2600:4d44::f03c:91ff:fe18:bb2f]',
+      'https://[2600:3c01:7:0:f03c:91ff:fe18:bb2f] & https://[2600:3c01:4:0:f03c:91ff:fe18:bb2f]',
+      'https://[2600:3c01:0:7:f03c:91ff:fe18:bb2f] & https://[2600:3c01:0:4:f03c:91ff:fe18:bb2f]',
       'https://[2600:3c01::e77f:91ff:fe18:bb2f] & https://[2600:3c01::c44d:91ff:fe18:bb2f]',
       'https://[2600:3c01::f03c:77ee:fe18:bb2f] & https://[2600:3c01::f03c:44cc:fe18:bb2f]',
       'https://[2600:3c01::f03c:91ff:ef77:bb2f] & https://[2600:3c01::f03c:91ff:cc44:bb2f]',
       'https://[2600:3c01::f03c:91ff:fe18:ff7e] & https://[2600:3c01::f03c:91ff:fe18:cc4c]',
+      'https://V6',
+    ]);
+    // The groups `::` hides are varied too, each variant written as a browser writes it (the first longest zero run compressed).
+    expect(shapes('https://[fd12::]')).toEqual([
+      'https://[ef77::] & https://[cc44::]',
+      'https://[fd12:7::] & https://[fd12:4::]',
+      'https://[fd12:0:7::] & https://[fd12:0:4::]',
+      'https://[fd12:0:0:7::] & https://[fd12:0:0:4::]',
+      'https://[fd12::7:0:0:0] & https://[fd12::4:0:0:0]',
+      'https://[fd12::7:0:0] & https://[fd12::4:0:0]',
+      'https://[fd12::7:0] & https://[fd12::4:0]',
+      'https://[fd12::7] & https://[fd12::4]',
       'https://V6',
     ]);
     expect(shapes('http://[::1]:3000')).toEqual(['http://V6:3000']);
@@ -157,23 +185,30 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
   it('by property: every look-alike of an IP origin is a canonical origin of the same scheme and port on another address of its family', () => {
     const octet = fc.integer({ min: 0, max: 255 });
     const ipv4 = fc.tuple(octet, octet, octet, octet).map((parts) => parts.join('.'));
-    const ipv6 = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 8, maxLength: 8 }).map((groups) => `[${new URL(`http://[${groups.map((g) => g.toString(16)).join(':')}]`).hostname.slice(1, -1)}]`);
+    const ipv6 = fc
+      .array(fc.integer({ min: 0, max: 0xffff }), { minLength: 8, maxLength: 8 })
+      .map((groups) => `[${new URL(`http://[${groups.map((g) => g.toString(16)).join(':')}]`).hostname.slice(1, -1)}]`);
     fc.assert(
-      fc.property(fc.oneof(ipv4, ipv6), fc.constantFrom('http', 'https'), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: null }), (host, scheme, port) => {
-        const origin = new URL(`${scheme}://${host}${port === null ? '' : `:${port}`}`).origin;
-        const own = parsed(origin);
-        for (const { origin: twin, confirm } of lookAlikes(own)) {
-          for (const text of [twin, ...(confirm === undefined ? [] : [confirm])]) {
-            const other = parseOrigin(text);
-            expect(other.ok, text).toBe(true);
-            if (!other.ok) continue;
-            expect(new URL(text).origin, text).toBe(text); // canonical, as a browser writes it
-            expect([other.scheme, other.port]).toEqual([own.scheme, own.port]);
-            expect(other.host).not.toBe(own.host);
-            if (!text.includes('.invalid')) expect(other.host.startsWith('['), text).toBe(own.host.startsWith('['));
+      fc.property(
+        fc.oneof(ipv4, ipv6),
+        fc.constantFrom('http', 'https'),
+        fc.option(fc.integer({ min: 1, max: 65535 }), { nil: null }),
+        (host, scheme, port) => {
+          const origin = new URL(`${scheme}://${host}${port === null ? '' : `:${port}`}`).origin;
+          const own = parsed(origin);
+          for (const { origin: twin, confirm } of lookAlikes(own)) {
+            for (const text of [twin, ...(confirm === undefined ? [] : [confirm])]) {
+              const other = parseOrigin(text);
+              expect(other.ok, text).toBe(true);
+              if (!other.ok) continue;
+              expect(new URL(text).origin, text).toBe(text); // canonical, as a browser writes it
+              expect([other.scheme, other.port]).toEqual([own.scheme, own.port]);
+              expect(other.host).not.toBe(own.host);
+              if (!text.includes('.invalid')) expect(other.host.startsWith('['), text).toBe(own.host.startsWith('['));
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -229,7 +264,10 @@ const TIGHT: ReadonlyArray<readonly [RegExp | ReadonlyArray<string | RegExp>, re
   [/^https?:\/\/example\.com$/, ['https://example.com', 'http://example.com']],
   [/^http:\/\/localhost(:\d+)?$/, ['http://localhost', 'http://localhost:3000']],
   [/^http:\/\/127\.0\.0\.1(:\d+)?$/, ['http://127.0.0.1:8080']],
-  [['http://192.168.1.20', 'http://192.168.1.21', 'http://10.0.0.5:8080'], ['http://192.168.1.20', 'http://192.168.1.21', 'http://10.0.0.5:8080']],
+  [
+    ['http://192.168.1.20', 'http://192.168.1.21', 'http://10.0.0.5:8080'],
+    ['http://192.168.1.20', 'http://192.168.1.21', 'http://10.0.0.5:8080'],
+  ],
   [/^http:\/\/(192\.168\.1\.20|192\.168\.1\.21|10\.0\.0\.5)(:8080)?$/, ['http://192.168.1.20', 'http://10.0.0.5:8080']],
   [/^http:\/\/127\.0\.0\.\d{1,3}:3000$/, ['http://127.0.0.1:3000', 'http://127.0.0.2:3000']],
   [/^https:\/\/\[2001:db8::(1|5|a)\]$/, ['https://[2001:db8::1]', 'https://[2001:db8::5]']],
@@ -373,6 +411,11 @@ const LOOSE: ReadonlyArray<readonly [RegExp, string, string, 'construction' | 'r
   [/^http:\/\/\d+\.\d+\.\d+\.\d+:3000$/, 'http://127.0.0.1:3000', 'http://45.33.32.156:3000', 'request'],
   [/^https:\/\/45\.33\.\d+\.\d+$/, 'https://45.33.0.10', 'https://45.33.32.156', 'request'],
   [/^https:\/\/\[2600:3c01::[0-9a-f:]+\]$/, 'https://[2600:3c01::1]', 'https://[2600:3c01::bad:cafe]', 'request'],
+  // Ranges over part of an octet and groups hidden in `::` (attacker's review, session 15, helper-69).
+  [/^https:\/\/192\.168\.1\.1\d\d$/, 'https://192.168.1.150', 'https://192.168.1.199', 'request'],
+  [/^http:\/\/10\.0\.0\.2[0-4]\d$/, 'http://10.0.0.210', 'http://10.0.0.249', 'request'],
+  [/^https:\/\/\[fd[0-9a-f]{2}:[0-9a-f:]*\]$/, 'https://[fd12::]', 'https://[fdab:1::2]', 'request'],
+  [/^https:\/\/\[2600:3c01:[0-9a-f]{1,4}::\]$/, 'https://[2600:3c01:1::]', 'https://[2600:3c01:bad::]', 'request'],
   [/^https:\/\/(app|api).example\.com$/, 'https://app.example.com', 'https://appxexample.com', 'request'],
   [/^https:\/\/(app|api).example\.com$/, 'https://api.example.com', 'https://api-example.com', 'request'],
   [/^https:\/\/app\.example\.com$|^https:\/\/(www\.)?example\.com/, 'https://example.com', 'https://www.example.com.evil.net', 'construction'],
@@ -395,7 +438,7 @@ const LOOSE: ReadonlyArray<readonly [RegExp, string, string, 'construction' | 'r
 ];
 
 const REFUSED =
-  /^unsafe-configuration: origin \/.+\/[a-z]* allows https?:\/\/\S+ and also https?:\/\/\S+, a look-alike anyone could register \((a match without an end anchor|a suffix match without its leading dot|an unescaped dot|a wildcard inside the registrable domain|a fixed-length wildcard inside the registrable domain|a wildcard top-level domain|a wildcard over IP addresses: anyone on that network or with an address in that range|an option allowing every IP address: anyone with a virtual machine serves pages at one)\); together with credentials/;
+  /^unsafe-configuration: origin \/.+\/[a-z]* allows https?:\/\/\S+ and also https?:\/\/\S+, a look-alike anyone could register \((a match without an end anchor|a suffix match without its leading dot|an unescaped dot|a wildcard inside the registrable domain|a fixed-length wildcard inside the registrable domain|a wildcard top-level domain|a wildcard over IP addresses: anyone on that network or with an address in that range|a range over part of an address octet: anyone on that network with an address in that range|an option allowing every IP address: anyone with a virtual machine serves pages at one)\); together with credentials/;
 
 describe('compileOriginOption with credentials: an option that also allows registrable look-alikes is refused', () => {
   it.each(LOOSE.map(([pattern, own, evil, when]) => [String(pattern), pattern, own, evil, when] as const))('%s', (_name, pattern, own, evil, when) => {
@@ -617,5 +660,137 @@ describe('guardOriginFunction with credentials: look-alikes of each allowed orig
     const next = verdictOf(() => source().verify('https://shop1.com'));
     await vi.advanceTimersByTimeAsync(1_520);
     expect(await next).toBe('allowed https://shop1.com');
+  });
+});
+
+/** Random IP origins as a browser writes them: IPv4 (never loopback) or IPv6 (never `[::1]`), http or https, maybe a port. */
+const octet = fc.integer({ min: 0, max: 255 });
+const ipv4Host = fc
+  .tuple(
+    octet.filter((first) => first !== 127),
+    octet,
+    octet,
+    octet,
+  )
+  .map((parts) => parts.join('.'));
+/** Eight groups, many of them zero (so that `::` hides some), written as a browser writes them. */
+const ipv6Host = fc
+  .array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 8, maxLength: 8 })
+  .filter((groups) => groups.join() !== '0,0,0,0,0,0,0,1')
+  .map((groups) => new URL(`http://[${groups.map((group) => group.toString(16)).join(':')}]`).hostname);
+const ipOrigin = (host: fc.Arbitrary<string>) =>
+  fc
+    .tuple(fc.constantFrom('http', 'https'), host, fc.option(fc.integer({ min: 1, max: 65535 }), { nil: null }))
+    .map(([scheme, h, port]) => new URL(`${scheme}://${h}${port === null ? '' : `:${port}`}`).origin);
+
+/** The eight groups of a canonical bracketed IPv6 host (the test's own reading, for the oracle). */
+function groupsOf(host: string): number[] {
+  const [head = '', tail] = host.slice(1, -1).split('::');
+  const before = head === '' ? [] : head.split(':');
+  const after = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = tail === undefined ? [] : new Array<string>(8 - before.length - after.length).fill('0');
+  return [...before, ...zeros, ...after].map((group) => Number.parseInt(group, 16));
+}
+
+describe("IP origins with credentials (attacker's review, session 15, helper-69): exact ones allowed, one part left open refused", () => {
+  it('by property: exact IPv4 and IPv6 origins, and short lists of them, are allowed as a list, as an anchored pattern and by a function', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(ipOrigin(fc.oneof(ipv4Host, ipv6Host)), { minLength: 1, maxLength: 4 }), async (origins) => {
+        const pattern = new RegExp(`^(${origins.map(escaped).join('|')})$`);
+        for (const option of [origins, pattern]) {
+          const matcher = compileOriginOption(option, { credentials: true });
+          for (const origin of origins)
+            expect(
+              outcome(() => matcher(origin)),
+              origin,
+            ).toBe('allowed');
+        }
+        const { source } = guarded((o) => origins.includes(o));
+        for (const origin of origins) expect(await verdictOf(() => source().verify(origin)), origin).toBe(`allowed ${origin}`);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('asks a function allowing one IP origin the numbers of questions guardOriginFunction documents (the origin, a canary, the look-alikes)', async () => {
+    for (const [origin, questions] of [
+      ['http://192.168.1.20', 13],
+      ['http://127.0.0.1:3000', 6],
+      ['https://[fd12::]', 10],
+      ['https://[2600:3c01::f03c:91ff:fe18:bb2f]', 10],
+      ['http://[::1]:3000', 2],
+    ] as const) {
+      const { asked, source } = guarded((o) => o === origin);
+      asked.length = 0;
+      expect(await verdictOf(() => source().verify(origin))).toBe(`allowed ${origin}`);
+      expect(asked.length - 1, origin).toBe(questions);
+    }
+  });
+
+  it('by property: a few LAN devices of one /24 are allowed (but a list naming both variants of a part, indistinguishable from a range)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('192.168.1', '10.0.0', '172.16.5'), fc.uniqueArray(octet, { minLength: 1, maxLength: 4 }), (network, last) => {
+        const origins = last.map((device) => `http://${network}.${device}`);
+        const named = new Set(origins);
+        fc.pre(
+          !origins.some((origin) =>
+            lookAlikes(parsed(origin)).some(({ origin: twin, confirm }) => named.has(twin) && confirm !== undefined && named.has(confirm)),
+          ),
+        );
+        const matcher = compileOriginOption(origins, { credentials: true });
+        for (const origin of origins)
+          expect(
+            outcome(() => matcher(origin)),
+            origin,
+          ).toBe('allowed');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('by property: a pattern or function leaving one octet, one digit (not a hundreds digit) or one IPv6 group open is refused on a request from an address it allows', async () => {
+    // [a pattern over IPv4 origins, the origin it was written for] or [a function over IPv6 origins, the origin].
+    const ipv4Open = fc.tuple(ipOrigin(ipv4Host), fc.nat(3), fc.nat(2), fc.boolean()).map(([origin, at, digit, wholeOctet]) => {
+      const { scheme, host, port } = parsed(origin);
+      const octets = host.split('.');
+      const open = octets.map((part, i) => {
+        if (i !== at) return part;
+        // A hundreds digit has one other value at most (1 or 2): a list of two, not a range, so it is never left open alone.
+        const position = part.length - 1 - Math.min(digit, 1);
+        if (wholeOctet || part.length === 1) return '\\d{1,3}';
+        return `${part.slice(0, position)}\\d${part.slice(position + 1)}`;
+      });
+      const pattern = new RegExp(`^${scheme}:\\/\\/${open.join('\\.')}${port === null ? '' : `:${port}`}$`);
+      return [(o: string) => pattern.test(o), origin, pattern] as const;
+    });
+    const ipv6Open = fc.tuple(ipOrigin(ipv6Host), fc.nat(7)).map(([origin, at]) => {
+      const { scheme, host, port } = parsed(origin);
+      const own = groupsOf(host);
+      const allows = (o: string) => {
+        const other = parseOrigin(o);
+        if (!other.ok || other.scheme !== scheme || other.port !== port || !other.host.startsWith('[')) return false;
+        return groupsOf(other.host).every((group, i) => i === at || group === own[i]);
+      };
+      return [allows, origin, undefined] as const;
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(ipv4Open, ipv6Open), async ([allows, origin, pattern]) => {
+        expect(allows(origin)).toBe(true);
+        if (pattern !== undefined) {
+          const matcher = compileOriginOption(pattern, { credentials: true });
+          expect(
+            outcome(() => matcher(origin)),
+            `${pattern} ${origin}`,
+          ).toMatch(REFUSED);
+        }
+        const built = outcome(() => guarded(allows));
+        if (built.startsWith('unsafe-configuration')) return;
+        const { source } = guarded(allows);
+        expect(await verdictOf(() => source().verify(origin)), origin).toMatch(
+          /^unsafe-configuration: the origin function allows .* a look-alike anyone could register/,
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 });
