@@ -179,7 +179,7 @@ describe('the attacker: the Request rebuilt between two ampCors layers', () => {
 
 describe('two policies answering one cached Response for requests in flight from the same origin', () => {
   /** The partner asks /public (open) and /private (strict) at once, both answered by one cached 404; returns [path, answer] pairs. */
-  const race = async (answer: (path: string, origin: string) => Promise<Response>) => {
+  const race = async (answer: (path: string, origin: string) => Response | Promise<Response>) => {
     const asked = Array.from({ length: 80 }, (_, i) => (i % 2 === 0 ? '/public' : '/private'));
     return Promise.all(asked.map(async (path) => [path, await answer(path, PARTNER)] as const));
   };
