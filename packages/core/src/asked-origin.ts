@@ -289,6 +289,10 @@ class Rewriter implements OriginRewriter {
   /** 3. The asked origin and host (skipped) and the real ones, longest first at each position, and what each group's match becomes. */
   private readonly withHost: readonly [RegExp, ReadonlyArray<string | null>];
   private readonly originOnly: readonly [RegExp, ReadonlyArray<string | null>];
+  /** The same, in any case, for a plain value (one reading, nothing mapped but the case), and what a match of them becomes. */
+  private readonly plainWithHost: RegExp;
+  private readonly plainOriginOnly: RegExp;
+  private readonly substitute: (match: string) => string;
   /** A quick test: whether a text may show the real host at all (plainly, escaped, or in another form). */
   private readonly hint: RegExp;
   /** Whether a replacement in a plain value (no `%`, nothing mapped) is final: no asked string can make the real one with what is around it. */
@@ -296,14 +300,22 @@ class Rewriter implements OriginRewriter {
 
   constructor(from: Parts, to: Parts) {
     // Each alternative a group; what its match becomes by group number (`null`: the asked origin or host, kept).
-    const pattern = (names: ReadonlyArray<readonly [string | null, string, string]>): readonly [RegExp, ReadonlyArray<string | null>] => {
+    const pattern = (names: ReadonlyArray<readonly [string | null, string, string]>, flags = 'g'): readonly [RegExp, ReadonlyArray<string | null>] => {
       const sorted = [...names].sort((a, b) => b[2].length - a[2].length);
-      return [new RegExp(sorted.map(([, source]) => `(${source})`).join('|'), 'g'), sorted.map(([by]) => by)];
+      return [new RegExp(sorted.map(([, source]) => `(${source})`).join('|'), flags), sorted.map(([by]) => by)];
     };
     const askedOrigin = [null, literal(to.origin), to.origin] as const;
     const realOrigin = [to.origin, from.originPattern, from.origin] as const;
-    this.withHost = pattern([askedOrigin, [null, literal(to.host), to.host], realOrigin, [to.host, literal(from.host), from.host]]);
+    const names = [askedOrigin, [null, literal(to.host), to.host], realOrigin, [to.host, literal(from.host), from.host]] as const;
+    this.withHost = pattern(names);
     this.originOnly = pattern([askedOrigin, realOrigin]);
+    this.plainWithHost = pattern(names, 'gi')[0];
+    this.plainOriginOnly = pattern([askedOrigin, realOrigin], 'gi')[0];
+    // A match is the asked origin or host (kept), the real host, or else the real origin in one of its spellings.
+    this.substitute = (match) => {
+      const lower = match.toLowerCase();
+      return lower === to.origin || lower === to.host ? match : lower === from.host ? to.host : to.origin;
+    };
     this.hint = new RegExp(`${literal(from.host)}|[^\\x20-\\x24\\x26-\\x7e]`, 'i');
     this.oneRound = [to.origin, to.host].every((asked) => [from.origin, from.host].every((real) => !overlaps(asked, real)));
   }
@@ -361,6 +373,12 @@ class Rewriter implements OriginRewriter {
   private component(raw: string, host: boolean): string {
     if (!this.hint.test(raw)) return raw;
     let text = raw;
+    if (!raw.includes('%') && !MAPPED.test(raw)) {
+      // A plain value: its one reading replaced at once.
+      text = raw.replace(host ? this.plainWithHost : this.plainOriginOnly, this.substitute);
+      // Replaced by strings that cannot make the real one with their neighbours (or not replaced): nothing else shows it.
+      if (text === raw || this.oneRound) return text;
+    }
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const found = this.replacements(text, host);
       if (found.length === 0) return text;
@@ -370,10 +388,7 @@ class Rewriter implements OriginRewriter {
         about += text.slice(at, start) + by;
         at = end;
       }
-      const plain = !text.includes('%') && !MAPPED.test(text);
       text = about + text.slice(at);
-      // Replaced at the only reading there is, by a string that cannot make the real one with its neighbours: nothing else shows it.
-      if (plain && this.oneRound) return text;
     }
     return text;
   }
