@@ -300,17 +300,18 @@ class Rewriter implements OriginRewriter {
 
   constructor(from: Parts, to: Parts) {
     // Each alternative a group; what its match becomes by group number (`null`: the asked origin or host, kept).
-    const pattern = (names: ReadonlyArray<readonly [string | null, string, string]>, flags = 'g'): readonly [RegExp, ReadonlyArray<string | null>] => {
+    const pattern = (names: ReadonlyArray<readonly [string | null, string, string]>, groups = true): readonly [RegExp, ReadonlyArray<string | null>] => {
       const sorted = [...names].sort((a, b) => b[2].length - a[2].length);
-      return [new RegExp(sorted.map(([, source]) => `(${source})`).join('|'), flags), sorted.map(([by]) => by)];
+      const sources = sorted.map(([, source]) => (groups ? `(${source})` : source));
+      return [new RegExp(sources.join('|'), groups ? 'g' : 'gi'), sorted.map(([by]) => by)];
     };
     const askedOrigin = [null, literal(to.origin), to.origin] as const;
     const realOrigin = [to.origin, from.originPattern, from.origin] as const;
     const names = [askedOrigin, [null, literal(to.host), to.host], realOrigin, [to.host, literal(from.host), from.host]] as const;
     this.withHost = pattern(names);
     this.originOnly = pattern([askedOrigin, realOrigin]);
-    this.plainWithHost = pattern(names, 'gi')[0];
-    this.plainOriginOnly = pattern([askedOrigin, realOrigin], 'gi')[0];
+    this.plainWithHost = pattern(names, false)[0];
+    this.plainOriginOnly = pattern([askedOrigin, realOrigin], false)[0];
     // A match is the asked origin or host (kept), the real host, or else the real origin in one of its spellings.
     this.substitute = (match) => {
       const lower = match.toLowerCase();
