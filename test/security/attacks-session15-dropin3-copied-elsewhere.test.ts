@@ -289,7 +289,7 @@ describe('a value handed over decoded, whose host is escaped once more (new URL 
     notReadable(await expressReads(express4, fromQuery, `/api?r[to]=${PATH_VALUE}`, { Origin: EVIL }), 'query object');
     for (const express of [express4, express5]) {
       const app = express();
-      const delegate: ExpressDelegate = (req, cb) => cb(null, { origin: originOfUrl(req.params['site']) || false, credentials: true });
+      const delegate: ExpressDelegate = (req, cb) => cb(null, { origin: originOfUrl(req.params['site'] as string | undefined) || false, credentials: true });
       app.get('/api/:site', expressAmpCors(delegate as never) as never, (_req: express5.Request, res: express5.Response) => void res.json({ secret: 1 }));
       app.use((_e: unknown, _q: unknown, res: express5.Response, _n: unknown) => void res.status(500).end());
       const res = await request(app).get(`/api/${PATH_VALUE}`).set({ Origin: EVIL, Cookie: 'session=victim' });
