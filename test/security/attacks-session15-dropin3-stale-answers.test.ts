@@ -119,7 +119,11 @@ describe('attack: a shared delegate answer edited in place at the same length', 
   }
 
   it('an answer holding a function (remembered by object) with a short list edited in place: judged on the list now', async () => {
-    const answer = { origin: [FIRED, 'https://b.example'], credentials: true, verifier: { verify: () => ({ allowed: false, origin: null, reason: 'unknown-origin', detail: '' }) } };
+    const answer = {
+      origin: [FIRED, 'https://b.example'],
+      credentials: true,
+      verifier: { verify: () => ({ allowed: false, origin: null, reason: 'unknown-origin', detail: '' }) },
+    };
     const app = appAnswering(answer);
     expect(await readsWithCredentials(app, FIRED)).toBe(true);
     answer.origin[0] = HIRED;

@@ -130,7 +130,9 @@ describe('guardOriginFunction: construction', () => {
 
   it('accepts a function naming documentation addresses, even a whole documentation range: an IPv4 canary counts only with its confirmation', () => {
     for (const range of ['192.0.2', '198.51.100', '203.0.113']) {
-      const all = new Set(Array.from({ length: 254 }, (_, i) => [`https://${range}.${i + 1}`, `http://${range}.${i + 1}`, `https://${range}.${i + 1}:8443`]).flat());
+      const all = new Set(
+        Array.from({ length: 254 }, (_, i) => [`https://${range}.${i + 1}`, `http://${range}.${i + 1}`, `https://${range}.${i + 1}:8443`]).flat(),
+      );
       const { asked } = guarded((o) => all.has(o));
       // The canary of that range was allowed, so its confirmation (another range) was asked, and denied.
       expect(asked.length).toBe(13);
