@@ -438,6 +438,11 @@ function expressFunctionBlock(
 
 const NOT_LISTED = new Error('not allowed by CORS');
 
+/** Whether `failure` is `error` or, as Koa's adapter rethrows an error with this request's CORS headers, an object inheriting from it. */
+function isOrInherits(failure: unknown, error: Error): boolean {
+  return failure === error || (typeof failure === 'object' && failure !== null && Object.getPrototypeOf(failure) === error);
+}
+
 const EXPRESS_BLOCKS: readonly Block[] = [
   staticBlock('"https://a.example"', 'https://a.example', (o) => o === 'https://a.example'),
   staticBlock('"http://localhost:3000"', 'http://localhost:3000', (o) => o === 'http://localhost:3000'),
@@ -652,7 +657,7 @@ export function checkDropIn(config: DropInConfig, r: FuzzRequest, answer: Answer
     if (isAmpCorsError(failure)) {
       outcome(`error ${failure.code}`);
       if (failure.code !== 'unsafe-configuration') return `error: ${answer.error}`;
-    } else if (failure === NOT_LISTED && config.blocks.some((block) => block.fn?.errs)) {
+    } else if (isOrInherits(failure, NOT_LISTED) && config.blocks.some((block) => block.fn?.errs)) {
       outcome("error from the user's function");
     } else {
       return `error: ${answer.error}`;
