@@ -9,7 +9,7 @@ import { CACHES, fetchCaches } from '@ampcors/core';
 import { describe, expect, it } from 'vitest';
 
 const GOOD = JSON.stringify({ caches: CACHES });
-const answer = (body: string | Uint8Array) => async () => new Response(body, { status: 200 });
+const answer = (body: string | Uint8Array) => async () => new Response(typeof body === 'string' ? body : new Blob([new Uint8Array(body)]), { status: 200 });
 
 describe('hostile caches.json bodies (helper-70)', () => {
   const bodies: [string, string | Uint8Array][] = [
