@@ -107,7 +107,14 @@ function settingsOf(context: CommandContext): RedisSettings {
  */
 async function connect(settings: RedisSettings): Promise<{ registry: RedisRegistry; size: number }> {
   const { createRedisRegistry } = await loadRedisPackage();
-  const registry = createRedisRegistry({ url: settings.url, keyPrefix: settings.keyPrefix, timeoutMs: settings.timeoutMs });
+  let registry: RedisRegistry;
+  try {
+    registry = createRedisRegistry({ url: settings.url, keyPrefix: settings.keyPrefix, timeoutMs: settings.timeoutMs });
+  } catch (error) {
+    // A URL @ampcors/redis refuses (a path that is no database number, no host) is a wrong invocation, not an internal error.
+    if (isAmpCorsError(error)) throw new UsageError(`--url: ${error.message}`);
+    throw error;
+  }
   try {
     return { registry, size: await registry.size() };
   } catch (error) {
