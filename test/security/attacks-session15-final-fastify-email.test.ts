@@ -47,7 +47,13 @@ describe('Fastify: denied requests and the error, not-found and hijack paths (he
   const build = async () => {
     const app = Fastify();
     await app.register(ampCors, { publishers: ['example.com'], onDenied: 'reject' });
-    app.setErrorHandler((error, _request, reply) => void reply.header('x-handled', '1').code(418).send({ error: String(error) }));
+    app.setErrorHandler(
+      (error, _request, reply) =>
+        void reply
+          .header('x-handled', '1')
+          .code(418)
+          .send({ error: String(error) }),
+    );
     app.get('/boom', async () => {
       throw new Error('handler failed');
     });
