@@ -88,4 +88,4 @@ export {
 export { lazyProperty, type OriginRewriter, originRewriter } from './asked-origin.js';
 export { guardedDelegatePolicies, type RequestAbout } from './delegate-guard.js';
 export { CORS_RESPONSE_HEADERS, type HeaderRemover, InnermostDecisions, NO_CORS_HEADERS, removeEarlierCorsHeaders } from './nested-policies.js';
-export { answerOver, copyOf, noteMade, noteWritten, unwrite, type WrittenNote, writePlan, writesSoFar, writtenNoteOf } from './written-responses.js';
+export { answerOver, Carrier, copyOf, noteMade, noteWritten, unwrite, type WrittenNote, writePlan, writesSoFar, writtenNoteOf } from './written-responses.js';

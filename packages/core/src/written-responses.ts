@@ -59,8 +59,12 @@ export function writePlan(
   return { pairs, varyBefore, varyWritten, policy, at: ++writes, origin };
 }
 
-/** A base whose constructor returns the object it is given, so that a subclass's private fields land on that object. */
-class Carrier {
+/**
+ * A base whose constructor returns the object it is given, so that a
+ * subclass's private fields land on that object (here a Response's note; in
+ * the Fetch adapter, a Request's result).
+ */
+export class Carrier {
   constructor(target: object) {
     return target;
   }

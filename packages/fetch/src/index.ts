@@ -7,6 +7,7 @@ import type { AmpCorsConfig, CorsDecision, CorsPlan, CorsPolicy } from '@ampcors
 import {
   answerOver,
   appendVary,
+  Carrier,
   createFetchCorsPolicy,
   fetchRequestFacts,
   InnermostDecisions,
@@ -44,13 +45,6 @@ export interface FetchAmpCors {
   readonly policy: CorsPolicy;
   /** Judges a request, synchronously unless the verifier or `onError` answers with a Promise; never throws nor rejects. */
   check(request: Request): CorsCheck | Promise<CorsCheck>;
-}
-
-/** A base whose constructor returns the object it is given, so that a subclass's private fields land on that object. */
-class Carrier {
-  constructor(target: object) {
-    return target;
-  }
 }
 
 /**
