@@ -30,6 +30,7 @@ import { Hono } from 'hono';
 import Koa from 'koa';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { CORS_HEADERS } from './cors-header-names.js';
 
 const PARTNER = 'https://partner.example';
 const OWN = 'https://example.com';
@@ -37,19 +38,6 @@ const OWN = 'https://example.com';
 const OUTER = { publishers: ['partner.example', 'example.com'] };
 /** The stricter policy of /admin: the publisher only. */
 const INNER = { publishers: ['example.com'] };
-
-/** Every CORS header a plan may set but `Vary` (core's CORS_RESPONSE_HEADERS, written out again: the test does not trust the list it checks). */
-const CORS_HEADERS = [
-  'access-control-allow-origin',
-  'access-control-allow-credentials',
-  'access-control-expose-headers',
-  'amp-access-control-allow-source-origin',
-  'amp-email-allow-sender',
-  'access-control-allow-methods',
-  'access-control-allow-headers',
-  'access-control-max-age',
-  'access-control-allow-private-network',
-] as const;
 
 type Options = ExpressAmpCorsOptions & KoaAmpCorsOptions & HonoAmpCorsOptions & FastifyAmpCorsOptions & FetchAmpCorsOptions;
 
