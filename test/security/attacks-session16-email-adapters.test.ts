@@ -104,7 +104,12 @@ interface Seen {
 }
 
 /** Sends `head` (request line and header lines, without Host and the final blank line) and `body` as raw bytes; reads the whole answer. */
-function send(port: number, requestLine: string, lines: ReadonlyArray<string | Buffer>, body = ''): Promise<{ status: number; headers: Record<string, string> }> {
+function send(
+  port: number,
+  requestLine: string,
+  lines: ReadonlyArray<string | Buffer>,
+  body = '',
+): Promise<{ status: number; headers: Record<string, string> }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -156,7 +161,10 @@ async function sendToAll(method: string, path: string, lines: ReadonlyArray<stri
     for (const name of WATCHED) if (answer.headers[name] !== undefined) headers[name] = answer.headers[name] as string;
     // Vary, as a set of lower-case names (adapters order and join it differently).
     if (answer.headers['vary'] !== undefined)
-      headers['vary'] = [...new Set(answer.headers['vary'].split(',').map((v) => v.trim().toLowerCase()))].filter((v) => v !== 'accept-encoding').sort().join(',');
+      headers['vary'] = [...new Set(answer.headers['vary'].split(',').map((v) => v.trim().toLowerCase()))]
+        .filter((v) => v !== 'accept-encoding')
+        .sort()
+        .join(',');
     out.set(target.name, { status: answer.status, headers, ran: target.runs() > before });
   }
   return out;
