@@ -31,6 +31,8 @@ const UNDERSCORE = 0x5f;
 export function sourceOriginOfUrl(url: string): string | null {
   const query = url.indexOf('?');
   if (query < 0) return null;
+  // A '?' after a '#' is in the fragment and starts no query (WHATWG: the fragment begins at the first '#').
+  if (url.lastIndexOf('#', query) >= 0) return null;
   const length = url.length - query - 1;
   // The slot of a short query: its length and three of its characters (a host's last letters), mixed.
   const slot =
