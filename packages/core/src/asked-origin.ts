@@ -42,12 +42,29 @@
  *    compare the origin with (the server's own `Host`, a cookie the server
  *    set after checking it) is left as it is.
  *
+ * 5. Another notation of the real host (attacker's review, session 16: a
+ *    function reading `new URL(req.query.src).origin`, the attacker writing
+ *    `?src=https://exämple.com` from `https://xn--exmple-cua.com`, or
+ *    `?src=http://3405803781` from `http://203.0.113.5`). When the real host
+ *    has other spellings the URL host parser reads as it (an IPv4 address:
+ *    one number, hex, octal, fewer parts, a trailing dot; an IPv6 address:
+ *    any RFC 4291 text; a host with `xn--` labels: any of them in Unicode,
+ *    NFC or not), each reading of a value (2) is also cut into the runs a
+ *    URL host could be (ended by `/ \ ? # @ %`, `:` outside brackets,
+ *    whitespace and controls, `+` read as a space by query parsers, `& = , ;
+ *    " ' < > ^ |`), and a run the URL host parser reads as the real host is
+ *    replaced by the asked host (or, after the real scheme and `//` and
+ *    followed by the real port, with them by the asked origin; only that in
+ *    the proxy headers of 1). A plain ASCII name has no other spelling than
+ *    those of 2, so its values take no such cut.
+ *
  * Not replaced: an origin assembled from pieces none of which holds the real
- * host (`${q.sub}.example.net`), an IP address written in another notation
- * than the real one, a body, cookies (see 4), data found by a key (a session,
- * a database).
+ * host (`${q.sub}.example.net`), a body, cookies (see 4), data found by a key
+ * (a session, a database).
  */
+import { toUnicode as punycodeToUnicode } from 'punycode/punycode.es6.js';
 import { toUnicode as uts46ToUnicode } from 'tr46';
+import { formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from './ip-address.js';
 import { parseOrigin } from './origin-header.js';
 
 /**
@@ -237,6 +254,10 @@ interface Parts {
   readonly host: string;
   /** 2. The origin as a URL parser reads it in a value's URL form: any slashes after the scheme, the port with leading zeros. */
   readonly originPattern: string;
+  /** 5. Its scheme and colon (`https:`). */
+  readonly schemeColon: string;
+  /** 5. Its port as a URL parser reads it after a host (`:0*8080`, sticky), `null` for the scheme's default port. */
+  readonly portAfter: RegExp | null;
 }
 
 /** An origin and its host, or `null` when `origin` is no canonical origin. */
@@ -244,7 +265,104 @@ function partsOf(origin: string | null | undefined): Parts | null {
   const parsed = parseOrigin(origin);
   if (!parsed.ok) return null;
   const port = parsed.port === null ? '' : `:0*${parsed.port}`;
-  return { origin: origin as string, host: parsed.host, originPattern: `${parsed.scheme}:/*${literal(parsed.host)}${port}` };
+  return {
+    origin: origin as string,
+    host: parsed.host,
+    originPattern: `${parsed.scheme}:/*${literal(parsed.host)}${port}`,
+    schemeColon: `${parsed.scheme}:`,
+    portAfter: parsed.port === null ? null : new RegExp(port, 'y'),
+  };
+}
+
+/**
+ * 5. The other spellings of a real host: which notation the URL host parser
+ * reads in a run of a value's URL form, and the host as it reads it.
+ */
+type Notation =
+  | { readonly kind: 'ipv4'; readonly host: string }
+  | { readonly kind: 'ipv6'; readonly host: string }
+  /** `ascii` and `unicode`: the host's labels, as sent and decoded (an ASCII label is its own Unicode form). */
+  | { readonly kind: 'idn'; readonly ascii: readonly string[]; readonly unicode: readonly string[]; readonly longest: number };
+
+/** 5. The notation of `host` (an `Origin`'s host), `null` for a plain ASCII name (no other spelling than 2's) or a host no URL parser writes. */
+function notationOf(host: string): Notation | null {
+  if (host.startsWith('[')) {
+    const groups = parseIpv6(host.slice(1, -1));
+    return groups === null ? null : { kind: 'ipv6', host: `[${formatIpv6(groups)}]` };
+  }
+  // parseOrigin admits an IPv4 host in dotted decimal only.
+  const address = parseIpv4(host);
+  if (address !== null) return { kind: 'ipv4', host: formatIpv4(address) };
+  const ascii = host.split('.');
+  if (!ascii.some((label) => label.startsWith('xn--'))) return null;
+  let unicode: string[];
+  try {
+    unicode = punycodeToUnicode(host).split('.');
+  } catch {
+    // An `xn--` label that is no Punycode: no URL parser writes it.
+    return null;
+  }
+  // A run longer than this cannot be the host: each character of a Unicode label is at most four code points when decomposed (NFD), each at most two code units.
+  return { kind: 'idn', ascii, unicode, longest: 8 * unicode.join('.').length };
+}
+
+/** 5. ASCII characters that end a run of a value's URL form that could be a URL host (1: ends it). */
+const ENDS_HOST_RUN = new Uint8Array(0x80);
+for (let code = 0; code <= 0x20; code++) ENDS_HOST_RUN[code] = 1;
+for (const char of '/\\?#@%:[]+&=,;"\'<>^|\x7f') ENDS_HOST_RUN[char.charCodeAt(0)] = 1;
+
+/** 5. Whether the code unit `code` ends a host run. */
+function endsHostRun(code: number): boolean {
+  return code < 0x80 && ENDS_HOST_RUN[code] === 1;
+}
+
+/** 5. The longest IPv6 text between brackets (`[0000:…:ffff:255.255.255.255]` is 45 characters). */
+const MAX_IPV6_TEXT = 64;
+/** 5. A character of IPv6 text in a URL form (lower case): a hex digit, `:` or `.`. */
+function isIpv6Char(code: number): boolean {
+  return (code >= 0x30 && code <= 0x3a) || (code >= 0x61 && code <= 0x66) || code === 0x2e;
+}
+/** 5. A character of IPv4 text in a URL form (lower case): a digit, a hex digit, `x` or `.`. */
+function isIpv4Char(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || code === 0x78 || code === 0x2e;
+}
+
+/** 5. The end of the bracketed IPv6 text starting at `at` (a `[`) in `text`, after its `]`; -1 when none closes it soon. */
+function bracketEnd(text: string, at: number): number {
+  const last = Math.min(text.length, at + 2 + MAX_IPV6_TEXT);
+  for (let end = at + 1; end < last; end++) {
+    const code = text.charCodeAt(end);
+    if (code === 0x5d) return end + 1;
+    if (!isIpv6Char(code)) return -1;
+  }
+  return -1;
+}
+
+/**
+ * 5. Whether the URL host parser reads `run` (a run of a value's URL form:
+ * ASCII in lower case, other characters mapped by UTS #46) as the host of
+ * `notation`. `ascii`: whether the run has no non-ASCII character.
+ */
+function readsAs(notation: Notation, run: string, ascii: boolean): boolean {
+  switch (notation.kind) {
+    case 'ipv6': {
+      const groups = parseIpv6(run.slice(1, -1));
+      return groups !== null && `[${formatIpv6(groups)}]` === notation.host;
+    }
+    case 'ipv4': {
+      // The IPv4 parser drops an empty last part (one trailing dot); dropping more finds more, never less.
+      let end = run.length;
+      while (end > 0 && run.charCodeAt(end - 1) === 0x2e) end--;
+      const address = parseIpv4(run.slice(0, end));
+      return address !== null && formatIpv4(address) === notation.host;
+    }
+    case 'idn': {
+      // An ASCII run shows the host only as its own letters (2); a Unicode one, in NFC, has each label either as sent or decoded.
+      if (ascii || run.length > notation.longest) return false;
+      const labels = run.normalize('NFC').split('.');
+      return labels.length === notation.ascii.length && labels.every((label, at) => label === notation.ascii[at] || label === notation.unicode[at]);
+    }
+  }
 }
 
 /**
@@ -285,6 +403,20 @@ interface Replacement {
   readonly by: string;
 }
 
+/** 5. Replacements `a` and `b` (each in order) in one list in order, overlapping ones as one (the first's). */
+function merged(a: Replacement[], b: Replacement[]): Replacement[] {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const all = [...a, ...b].sort((x, y) => x.start - y.start);
+  const one: Replacement[] = [];
+  for (const replacement of all) {
+    const previous = one[one.length - 1];
+    if (previous !== undefined && replacement.start < previous.end) previous.end = Math.max(previous.end, replacement.end);
+    else one.push(replacement);
+  }
+  return one;
+}
+
 class Rewriter implements OriginRewriter {
   /** 3. The asked origin and host (skipped) and the real ones, longest first at each position, and what each group's match becomes. */
   private readonly withHost: readonly [RegExp, ReadonlyArray<string | null>];
@@ -297,8 +429,13 @@ class Rewriter implements OriginRewriter {
   private readonly hint: RegExp;
   /** Whether a replacement in a plain value (no `%`, nothing mapped) is final: no asked string can make the real one with what is around it. */
   private readonly oneRound: boolean;
+  /** 5. The real host's other spellings, `null` for a plain ASCII name. */
+  private readonly notation: Notation | null;
 
-  constructor(from: Parts, to: Parts) {
+  constructor(
+    private readonly from: Parts,
+    private readonly to: Parts,
+  ) {
     // Each alternative a group; what its match becomes by group number (`null`: the asked origin or host, kept).
     const pattern = (names: ReadonlyArray<readonly [string | null, string, string]>, groups = true): readonly [RegExp, ReadonlyArray<string | null>] => {
       const sorted = [...names].sort((a, b) => b[2].length - a[2].length);
@@ -317,7 +454,10 @@ class Rewriter implements OriginRewriter {
       const lower = match.toLowerCase();
       return lower === to.origin || lower === to.host ? match : lower === from.host ? to.host : to.origin;
     };
-    this.hint = new RegExp(`${literal(from.host)}|[^\\x20-\\x24\\x26-\\x7e]`, 'i');
+    this.notation = notationOf(from.host);
+    // 5. An IPv4 address shows as digits (`0x` has one), an IPv6 address in brackets; a Unicode host is non-ASCII.
+    const other = this.notation === null || this.notation.kind === 'idn' ? '' : this.notation.kind === 'ipv4' ? '|[0-9]' : '|\\[';
+    this.hint = new RegExp(`${literal(from.host)}|[^\\x20-\\x24\\x26-\\x7e]${other}`, 'i');
     this.oneRound = [to.origin, to.host].every((asked) => [from.origin, from.host].every((real) => !overlaps(asked, real)));
   }
 
@@ -339,7 +479,72 @@ class Rewriter implements OriginRewriter {
       if (previous !== undefined && start < previous.end) previous.end = Math.max(previous.end, end);
       else found.push({ start, end, by });
     }
+    return this.notation === null ? found : merged(found, this.spelledOtherwise(form, host, this.notation));
+  }
+
+  /** 5. The replacements of the runs of `form` the URL host parser reads as the real host, in raw characters, in order. */
+  private spelledOtherwise(form: Reading, host: boolean, notation: Notation): Replacement[] {
+    const { text } = form;
+    const found: Replacement[] = [];
+    for (let at = 0; at < text.length;) {
+      const code = text.charCodeAt(at);
+      let end = at + 1;
+      let ascii = code < 0x80;
+      if (code === 0x5b) {
+        // A bracketed run: only IPv6 text.
+        end = notation.kind === 'ipv6' ? bracketEnd(text, at) : -1;
+        if (end < 0) {
+          at += 1;
+          continue;
+        }
+      } else if (endsHostRun(code)) {
+        at += 1;
+        continue;
+      } else {
+        // An unbracketed run: a quick look at its characters first (IPv4 text has only some; an IPv6 host is bracketed).
+        let ipv4 = isIpv4Char(code);
+        for (; end < text.length && !endsHostRun(text.charCodeAt(end)); end++) {
+          const next = text.charCodeAt(end);
+          ascii &&= next < 0x80;
+          ipv4 &&= isIpv4Char(next);
+        }
+        if (notation.kind === 'ipv6' || (notation.kind === 'ipv4' && !ipv4)) {
+          at = end;
+          continue;
+        }
+      }
+      if (readsAs(notation, text.slice(at, end), ascii)) {
+        const replacement = this.hostReplacement(form, at, end, host);
+        if (replacement !== null) found.push(replacement);
+      }
+      at = end;
+    }
     return found;
+  }
+
+  /**
+   * 5. The replacement of the run of `form` from `start` up to `end`, read as
+   * the real host: with the real scheme and slashes before it and the real
+   * port after it, the asked origin; else (`host`) the asked host, or none.
+   */
+  private hostReplacement(form: Reading, start: number, end: number, host: boolean): Replacement | null {
+    const { text } = form;
+    const { schemeColon, portAfter } = this.from;
+    let origin = start;
+    while (origin > 0 && text.charCodeAt(origin - 1) === 0x2f) origin--;
+    origin -= schemeColon.length;
+    let originEnd = end;
+    if (portAfter !== null) {
+      portAfter.lastIndex = end;
+      originEnd = portAfter.test(text) ? portAfter.lastIndex : -1;
+    }
+    const raw = (from: number, to: number, by: string): Replacement => ({
+      start: form.from === null ? from : (form.from[from] as number),
+      end: form.to === null ? to : (form.to[to - 1] as number),
+      by,
+    });
+    if (origin >= 0 && originEnd >= 0 && text.startsWith(schemeColon, origin)) return raw(origin, originEnd, this.to.origin);
+    return host ? raw(start, end, this.to.host) : null;
   }
 
   /**
@@ -374,7 +579,8 @@ class Rewriter implements OriginRewriter {
   private component(raw: string, host: boolean): string {
     if (!this.hint.test(raw)) return raw;
     let text = raw;
-    if (!raw.includes('%') && !MAPPED.test(raw)) {
+    // 5. A real host with other spellings: even a plain value may show it (`http://3405803781`), so it takes the rounds.
+    if (this.notation === null && !raw.includes('%') && !MAPPED.test(raw)) {
       // A plain value: its one reading replaced at once.
       text = raw.replace(host ? this.plainWithHost : this.plainOriginOnly, this.substitute);
       // Replaced by strings that cannot make the real one with their neighbours (or not replaced): nothing else shows it.
