@@ -87,5 +87,16 @@ export {
 } from './drop-in-cors.js';
 export { lazyProperty, type OriginRewriter, originRewriter } from './asked-origin.js';
 export { guardedDelegatePolicies, type RequestAbout } from './delegate-guard.js';
-export { CORS_RESPONSE_HEADERS, type HeaderRemover, InnermostDecisions, NO_CORS_HEADERS, removeEarlierCorsHeaders } from './nested-policies.js';
+export {
+  clearEarlierCorsHeaders,
+  CORS_RESPONSE_HEADERS,
+  earlierGrantLeft,
+  type HeaderRemover,
+  type HeaderStore,
+  InnermostDecisions,
+  NO_CORS_HEADERS,
+  type NodeResponseLike,
+  nodeResponseIn,
+  removeEarlierCorsHeaders,
+} from './nested-policies.js';
 export { answerOver, Carrier, copyOf, noteMade, noteWritten, unwrite, type WrittenNote, writePlan, writesSoFar, writtenNoteOf } from './written-responses.js';

@@ -25,8 +25,12 @@ export interface HeaderTarget {
  * it is given, which copies a mixed-case one. Only the names it sets are
  * read, one by one, and a previous value is kept only when there was one
  * (usually none).
+ *
+ * @returns whether one of `headers` had a value before (set by an earlier
+ * layer: the caller removes that layer's other CORS headers, core's
+ * nested-policies.ts, 4.)
  */
-export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): void {
+export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): boolean {
   let previous: Array<StoredHeaderValue | undefined> | undefined;
   let i = 0;
   try {
@@ -38,6 +42,7 @@ export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyAr
       target.setHeader(name, header[1]);
     }
     if (vary.length > 0) target.setHeader('vary', appendVary(target.getHeader('vary'), vary));
+    return previous !== undefined;
   } catch (error) {
     // Every header up to the one refused (included: a runtime may have stored it before refusing) is put back.
     for (let j = Math.min(i, headers.length - 1); j >= 0; j--) {

@@ -41,6 +41,26 @@
  *    The cost of the rule: two policies answering one cached Response
  *    object at the same moment may both answer the stricter one's headers.
  *
+ * 4. The layers are in different frameworks on one Node request (Express
+ *    with a Koa app's `callback()` or an `@hono/node-server` listener
+ *    mounted on `/admin`, Koa handing `ctx.req`/`ctx.res` to an Express
+ *    app), or a framework's own record was lost between them (Koa's
+ *    `ctx.state` replaced): none of the records above is shared (attacker's
+ *    review, session 16: the outer allow with credentials reached `/admin`
+ *    the inner policy denied). What every layer writes on a Node response
+ *    is in its one header store, whatever framework wrote it, so the
+ *    response itself tells that an earlier layer (an ampCors, or another
+ *    CORS middleware) granted: a CORS grant there that this layer's plan
+ *    does not make ({@link earlierGrantLeft}; for an allowed plan, also a
+ *    header of the plan that had a value before it was set, which
+ *    `applyHeadersAtomically` reports at no cost). This layer then removes
+ *    every CORS header its plan does not set, as in 1. An adapter whose
+ *    answer does not go through that store (Fastify's reply, merged into it
+ *    when sent; a Fetch `Response` that `@hono/node-server` writes over it)
+ *    removes every CORS header found there ({@link clearEarlierCorsHeaders}):
+ *    its own answer carries all of its own. Whatever was before ampCors,
+ *    the later (inner) ampCors decides.
+ *
  * The names and the rule live here once; the adapters only say where their
  * verdict is kept and how their response removes a header.
  */
@@ -108,5 +128,77 @@ export class InnermostDecisions<K extends object> {
     if (!this.nested) return false;
     const last = this.last.get(request);
     return last !== undefined && last !== policy;
+  }
+}
+
+/** A response whose headers can be read and removed by name (Node's `ServerResponse`: Express's `res`, Koa's `ctx.res`, Fastify's `reply.raw`). */
+export interface HeaderStore extends HeaderRemover {
+  getHeader(name: string): unknown;
+}
+
+const ALLOW_ORIGIN = 'access-control-allow-origin';
+const ALLOW_CREDENTIALS = 'access-control-allow-credentials';
+
+/** Whether `headers` (a plan's) sets `name` (a few pairs: a loop, no closure). */
+function sets(headers: ReadonlyArray<readonly [string, string]>, name: string): boolean {
+  for (let i = 0; i < headers.length; i++) if ((headers[i] as readonly [string, string])[0] === name) return true;
+  return false;
+}
+
+/**
+ * 4. Whether the Node response `target`, into which an adapter has just set
+ * `headers` (its plan's), holds a CORS grant an earlier layer left and this
+ * plan does not make: an `Access-Control-Allow-Origin` when the plan sets
+ * none (a denial, a 403, a same-origin answer), else an
+ * `Access-Control-Allow-Credentials` when the plan sets none (the `cors`
+ * package sets it even for an origin it denies). One header read. An
+ * earlier value of a header the plan sets is what `applyHeadersAtomically`
+ * reports; the adapter asks both, then {@link removeEarlierCorsHeaders}.
+ */
+export function earlierGrantLeft(target: HeaderStore, headers: ReadonlyArray<readonly [string, string]>): boolean {
+  if (!sets(headers, ALLOW_ORIGIN)) return target.getHeader(ALLOW_ORIGIN) !== undefined;
+  return !sets(headers, ALLOW_CREDENTIALS) && target.getHeader(ALLOW_CREDENTIALS) !== undefined;
+}
+
+/** A Node `ServerResponse` as {@link nodeResponseIn} recognises it, its headers not sent. */
+export interface NodeResponseLike extends HeaderStore {
+  readonly headersSent: boolean;
+}
+
+/**
+ * 4. The Node response `carrier.outgoing` when it looks like one whose
+ * headers are not sent yet (`getHeader` and `removeHeader` functions,
+ * `headersSent` exactly `false`): `@hono/node-server` gives a Fetch handler
+ * `{ incoming, outgoing }` (Hono's `c.env`, `withAmpCors`'s second
+ * argument). `undefined` for anything else (a Worker's `env`, whose
+ * bindings may answer any property with a function; a getter that throws).
+ */
+export function nodeResponseIn(carrier: unknown): NodeResponseLike | undefined {
+  if (typeof carrier !== 'object' || carrier === null) return undefined;
+  try {
+    const outgoing: unknown = (carrier as { outgoing?: unknown }).outgoing;
+    if (typeof outgoing !== 'object' || outgoing === null) return undefined;
+    const { getHeader, removeHeader, headersSent } = outgoing as Record<string, unknown>;
+    return typeof getHeader === 'function' && typeof removeHeader === 'function' && headersSent === false ? (outgoing as NodeResponseLike) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * 4. Removes every CORS header from the Node response `target` when it holds
+ * a grant (`Access-Control-Allow-Origin` or `-Credentials`) an earlier layer
+ * set: for an adapter whose own answer does not go through `target`'s header
+ * store but is merged over it when sent (Fastify's reply; the `Response` of
+ * Hono or Fetch under `@hono/node-server`), so the answer carries only its
+ * own CORS headers. Two header reads when there is none. Never throws (a
+ * response that refuses, its headers sent meanwhile, is left as it is).
+ */
+export function clearEarlierCorsHeaders(target: NodeResponseLike): void {
+  try {
+    if (target.headersSent) return;
+    if (target.getHeader(ALLOW_ORIGIN) !== undefined || target.getHeader(ALLOW_CREDENTIALS) !== undefined) removeEarlierCorsHeaders(target, NO_CORS_HEADERS);
+  } catch {
+    // Nothing can be removed from it: its headers were sent, and the answer ampcors makes is not.
   }
 }

@@ -16,6 +16,7 @@ import {
   type CorsPackageOriginCallback,
   type CorsPackagePolicy,
   createCorsPackagePolicy,
+  earlierGrantLeft,
   guardedDelegatePolicies,
   isThenable,
   NO_CORS_HEADERS,
@@ -53,9 +54,10 @@ const ENTRY = 'ampCors (@ampcors/express)';
 function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse, next: Next): void {
   try {
     const { verdict, plan } = decision;
-    applyHeadersAtomically(res, plan.headers, plan.vary);
-    // An earlier ampCors (app-wide, this one on a router) decided this request: this one decides instead (core's nested-policies.ts).
-    if (attachVerdict(req, verdict)) removeEarlierCorsHeaders(res, plan.headers);
+    const replaced = applyHeadersAtomically(res, plan.headers, plan.vary);
+    // An earlier ampCors (app-wide, this one on a router) decided this request, or an earlier layer of any framework (or
+    // another CORS middleware) left a grant on `res`: this one decides instead (core's nested-policies.ts, 1. and 4.).
+    if (attachVerdict(req, verdict) || replaced || earlierGrantLeft(res, plan.headers)) removeEarlierCorsHeaders(res, plan.headers);
     if (plan.email !== undefined) (req as IncomingMessage & { ampCorsEmail?: EmailSender }).ampCorsEmail = plan.email;
     if (!plan.handled) return next();
     // Node sends the body's Content-Length itself (none with a 204, as RFC 9110 §8.6 requires); one set before is corrected.

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { EmailSender, Verdict } from '@ampcors/core';
-import { appendVary, createFastifyCorsPolicy, isThenable, NO_CORS_HEADERS, removeEarlierCorsHeaders } from '@ampcors/core/adapter';
+import { appendVary, clearEarlierCorsHeaders, createFastifyCorsPolicy, isThenable, NO_CORS_HEADERS, removeEarlierCorsHeaders } from '@ampcors/core/adapter';
 import type { CorsDecision, FastifyCorsOptions, FastifyCorsOriginFunction, FastifyCorsPolicy } from '@ampcors/core/adapter';
 import type { HookHandlerDoneFunction as Done, FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
 import fp from 'fastify-plugin';
@@ -109,6 +109,10 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
   };
   // In onRequest, so that a denied request (and a preflight) never reaches a later hook or the route.
   fastify.addHook('onRequest', (request, reply, done) => {
+    // A layer of another framework on this Node request (Fastify's `routing` mounted in an Express app) may have left CORS
+    // headers on the Node response, which Fastify merges under the reply's when it sends them: this one decides instead,
+    // and its answer, on the reply, carries all of its own (core's nested-policies.ts, 4.).
+    clearEarlierCorsHeaders(reply.raw);
     let decided: ReturnType<FastifyCorsPolicy['decide']>;
     try {
       // 1. Core decides, from the raw request and the route's config (Fastify 4 before 4.10 has no routeOptions; 5, no routeConfig).

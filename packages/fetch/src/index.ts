@@ -8,10 +8,12 @@ import {
   answerOver,
   appendVary,
   Carrier,
+  clearEarlierCorsHeaders,
   createFetchCorsPolicy,
   fetchRequestFacts,
   InnermostDecisions,
   isThenable,
+  nodeResponseIn,
   noteMade,
   noteWritten,
   writePlan,
@@ -261,6 +263,12 @@ export function withAmpCors<A extends unknown[] = []>(handler: FetchHandler<A>, 
   if (typeof handler !== 'function') throw new AmpCorsError('invalid-option', `withAmpCors needs a handler function, not ${typeof handler}`);
   // The check, then the handler: one async frame, Promises awaited only when returned.
   return async (request: Request, ...rest: A): Promise<Response> => {
+    // Under `@hono/node-server` (`rest[0]` is `{ incoming, outgoing }`), CORS headers a layer of another framework left on the
+    // Node response would be sent under this answer's: this one decides instead (core's nested-policies.ts, 4.).
+    if (rest.length !== 0) {
+      const outgoing = nodeResponseIn(rest[0]);
+      if (outgoing !== undefined) clearEarlierCorsHeaders(outgoing);
+    }
     const checked = adapter.check(request);
     const now = isThenable(checked) ? await checked : checked;
     if (now.response !== undefined) return now.response;

@@ -6,6 +6,7 @@
 import type { EmailSender, Verdict } from '@ampcors/core';
 import {
   answerOver,
+  clearEarlierCorsHeaders,
   type CorsPlan,
   createHonoCorsPolicy,
   fetchRequestFacts,
@@ -16,6 +17,7 @@ import {
   isThenable,
   nodeRequestAbout,
   lazyProperty,
+  nodeResponseIn,
   noteWritten,
   type OriginRewriter,
   originRewriter,
@@ -394,7 +396,8 @@ const innermost = new InnermostDecisions<Context>();
  * a throwing verifier or origin function becomes a 500 with `Vary: Origin` and no CORS header; the handler's own
  * errors are left to hono's `onError`, and its response gets the CORS headers like any other. Two ampCors on one
  * request (`app.use('*', …)` and `app.use('/admin/*', …)`): the innermost decides, and the outer leaves its answer alone;
- * with the Request rebuilt between them (`app.mount`), the more restrictive of the two answers (core's nested-policies.ts, 3.).
+ * with the Request rebuilt between them (`app.mount`), the more restrictive of the two answers (core's nested-policies.ts, 3.);
+ * under `@hono/node-server`, CORS headers another framework's layer left on the Node response are removed (4.).
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use('/api/*', ampCors({ publishers: ['example.com'] }))
  */
@@ -410,6 +413,11 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     let origin: string | null | undefined;
     // An earlier ampCors decided this request: this one, more specific, decides instead (its verdict replaces the earlier one's).
     if (c.get('ampCors') !== undefined) innermost.decidesAgain(c, cors);
+    // Under `@hono/node-server`, a layer of another framework on the Node request (an Express app mounting this one) may
+    // have left CORS headers on the Node response, under which the answer's are written: this one decides instead (core's
+    // nested-policies.ts, 4.).
+    const outgoing = nodeResponseIn(c.env);
+    if (outgoing !== undefined) clearEarlierCorsHeaders(outgoing);
     try {
       const facts = fetchRequestFacts(c.req.raw);
       origin = facts.origin ?? null;

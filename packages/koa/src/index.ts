@@ -12,6 +12,7 @@ import {
   applyHeadersAtomically,
   type CorsPlan,
   createKoaCorsPolicy,
+  earlierGrantLeft,
   InnermostDecisions,
   isThenable,
   type KoaCorsOptions,
@@ -80,10 +81,11 @@ export type AmpCorsKoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unk
  * carrying `Vary: Origin` (and, after later middleware threw, the CORS
  * headers unless `keepHeadersOnError: false`), so Koa's error response keeps them.
  *
- * Two ampCors on one request (an app-wide one, a stricter one on a path):
- * the innermost decides; it removes the CORS headers the earlier one set
- * and its own plan does not, and the earlier one leaves an error's headers
- * to it (core's nested-policies.ts).
+ * Two ampCors on one request (an app-wide one, a stricter one on a path,
+ * in Koa or in another framework on the same Node request): the innermost
+ * decides; it removes the CORS headers an earlier layer set (an ampCors or
+ * any other) and its own plan does not, and an earlier Koa ampCors leaves
+ * an error's headers to it (core's nested-policies.ts).
  *
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use(ampCors({ publishers: ['example.com'] }))
@@ -103,14 +105,19 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       // Straight to Node's response, as Koa's `ctx.set` does for a string (it skips once the headers are sent): all of them or none.
       if (!ctx.res.headersSent) {
         const headers = cors.headersOf(plan);
-        applyHeadersAtomically(ctx.res, headers, plan.vary);
-        if (earlier) removeEarlierCorsHeaders(ctx.res, headers);
+        const replaced = applyHeadersAtomically(ctx.res, headers, plan.vary);
+        // An earlier layer (another framework on this Node request, an ampCors whose `ctx.state` was replaced since, another
+        // CORS middleware) left a grant on the response: this one decides instead (core's nested-policies.ts, 4.).
+        if (earlier || replaced || earlierGrantLeft(ctx.res, headers)) {
+          removeEarlierCorsHeaders(ctx.res, headers);
+          if (!earlier) innermost.decidesAgain(ctx, cors);
+        }
       }
       state.ampCors = verdict;
       if (plan.email !== undefined) state.ampCorsEmail = plan.email;
     } catch (error) {
-      // A failure never allows: not even with an earlier ampCors's headers (for an error handler that keeps them).
-      if (earlier && !ctx.res.headersSent) removeEarlierCorsHeaders(ctx.res, NO_CORS_HEADERS);
+      // A failure never allows: not even with an earlier layer's headers (for an error handler that keeps them).
+      if (!ctx.res.headersSent) removeEarlierCorsHeaders(ctx.res, NO_CORS_HEADERS);
       throw cors.errorWhileDeciding(error);
     }
     if (plan.handled) {

@@ -1,0 +1,328 @@
+/**
+ * Attacker's review, session 16 (helper-74): two ampCors policies on one
+ * Node request, in different frameworks, or in one Koa app whose
+ * `ctx.state` is replaced between them. An application-wide policy allows
+ * the partner; a stricter one on `/admin` (`publishers: ['example.com']`)
+ * denies it. Session 15's "the innermost decides" read the earlier layer's
+ * verdict from the framework's own store (Express's `req`, Koa's
+ * `ctx.state`, Fastify's `request`, a note on a Fetch `Response`), which the
+ * other framework never sees: `GET /admin/secret` from the partner was
+ * answered 200 with the outer policy's `Access-Control-Allow-Origin` and
+ * `-Credentials` (the 403 of `'reject'` too), through Express mounting a
+ * Koa app's `callback()`, an `@hono/node-server` listener of a Hono app or
+ * of `withAmpCors`, Koa handing `ctx.req`/`ctx.res` to an Express app, and
+ * Koa with `ctx.state = { user }` between its two ampCors.
+ *
+ * Fixed (core's nested-policies.ts, 4.): what any layer writes on a Node
+ * response is in its one header store, so the response tells that an
+ * earlier layer granted. An inner ampCors finding there a CORS grant its
+ * plan does not make removes every CORS header its plan does not set
+ * (Express, Koa); Fastify, and Hono and Fetch under `@hono/node-server`,
+ * whose answers are merged over that store when sent, remove every CORS
+ * header found there. The same goes for a grant left by another CORS
+ * middleware (`cors`, `@koa/cors`) before ampCors.
+ */
+import type { Verdict } from '@ampcors/core';
+import { ampCors as expressCors, type ExpressAmpCorsOptions } from '@ampcors/express';
+import { ampCors as fastifyCors, type FastifyAmpCorsOptions } from '@ampcors/fastify';
+import { ampCorsOf, type FetchAmpCorsOptions, withAmpCors } from '@ampcors/fetch';
+import { type AmpCorsVariables, ampCors as honoCors, type HonoAmpCorsOptions } from '@ampcors/hono';
+import { type AmpCorsState, ampCors as koaCors, type KoaAmpCorsOptions } from '@ampcors/koa';
+import { getRequestListener } from '@hono/node-server';
+import koaPeerCors from '@koa/cors';
+import peerCors from 'cors';
+import express from 'express';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
+import Koa from 'koa';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { CORS_HEADERS } from './cors-header-names.js';
+
+const PARTNER = 'https://partner.example';
+const OWN = 'https://example.com';
+/** The application-wide policy: the partner and the publisher (credentials: AMP's default). */
+const OUTER = { publishers: ['partner.example', 'example.com'], onDenied: 'omit' as const };
+/** The stricter policy of /admin: the publisher only. */
+const INNER = { publishers: ['example.com'], onDenied: 'omit' as const };
+
+/** The options every adapter takes here (the same shapes are given to each). */
+type Options = Readonly<Record<string, unknown>>;
+const express4 = createRequire(import.meta.url)('express4') as typeof express;
+/** A Node request listener (an app mounted on /admin sees the path below it). */
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** What the inner handler saw: its verdict's `allowed`, `null` without one; `undefined` when it did not answer. */
+  readonly seen: boolean | null | undefined;
+}
+
+const body = (verdict: Verdict | undefined) => ({ seen: verdict === undefined ? null : verdict.allowed });
+function seenOf(text: string): boolean | null | undefined {
+  try {
+    return (JSON.parse(text) as { seen?: boolean | null }).seen;
+  } catch {
+    return undefined;
+  }
+}
+/** The CORS headers of an answer, `Vary` apart. */
+function corsOf(answer: Answer): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const name of CORS_HEADERS) {
+    const value = answer.headers[name];
+    if (value !== undefined) found[name] = value;
+  }
+  return found;
+}
+/** The CORS headers of an actual request allowed for `origin` by a policy with default options but `credentials`. */
+const allowedFor = (origin: string, credentials = true): Record<string, string> => ({
+  'access-control-allow-origin': origin,
+  ...(credentials && { 'access-control-allow-credentials': 'true' }),
+  'access-control-expose-headers': 'AMP-Redirect-To',
+});
+/** A verifier that throws: the inner ampCors fails. */
+const failing = {
+  verify() {
+    throw new Error('verifier down');
+  },
+};
+
+/** The inner apps: a Node listener of a /admin app in each framework, ampCors with `inner` in it, a handler answering what it saw. */
+const INNERS: ReadonlyArray<readonly [string, (inner: Options) => Promise<Listener>]> = [
+  [
+    'Express 5',
+    async (inner) => {
+      const app = express();
+      app.use(expressCors(inner as ExpressAmpCorsOptions));
+      app.use((req, res) => void res.json(body(req.ampCors)));
+      return app as unknown as Listener;
+    },
+  ],
+  [
+    'Express 4',
+    async (inner) => {
+      const app = express4();
+      app.use(expressCors(inner as ExpressAmpCorsOptions));
+      app.use((req, res) => void res.json(body(req.ampCors)));
+      return app as unknown as Listener;
+    },
+  ],
+  [
+    'Koa (callback)',
+    async (inner) => {
+      const app = new Koa<AmpCorsState>();
+      app.silent = true;
+      app.use(koaCors(inner as KoaAmpCorsOptions));
+      app.use((ctx) => void (ctx.body = body(ctx.state.ampCors)));
+      return app.callback() as Listener;
+    },
+  ],
+  [
+    'Hono (@hono/node-server)',
+    async (inner) => {
+      const app = new Hono<{ Variables: AmpCorsVariables }>();
+      app.use('*', honoCors(inner as HonoAmpCorsOptions));
+      app.all('*', (c) => c.json(body(c.get('ampCors'))));
+      return getRequestListener(app.fetch) as Listener;
+    },
+  ],
+  [
+    'Fetch (@hono/node-server)',
+    async (inner) => getRequestListener(withAmpCors((req: Request) => Response.json(body(ampCorsOf(req)?.verdict)), inner as FetchAmpCorsOptions)) as Listener,
+  ],
+  [
+    'Fastify (routing)',
+    async (inner) => {
+      const app = Fastify();
+      await app.register(fastifyCors, inner as FastifyAmpCorsOptions);
+      app.get('/secret', async (req) => body(req.ampCors));
+      await app.ready();
+      return (req, res) => app.routing(req, res);
+    },
+  ],
+];
+
+/** The outer apps: ampCors (or a peer) with `outer` on every path, the inner listener on /admin. */
+type Outer = (outer: Options, inner: Listener, peer?: 'peer') => (origin: string) => Promise<Answer>;
+
+const viaExpress: Outer = (outer, inner, peer) => {
+  const app = express();
+  app.use(peer === undefined ? expressCors(outer as ExpressAmpCorsOptions) : peerCors(outer as peerCors.CorsOptions));
+  app.use('/admin', inner);
+  return async (origin) => {
+    const r = await request(app).get('/admin/secret').set('Origin', origin);
+    return { status: r.status, headers: r.headers as Record<string, string>, seen: seenOf(r.text) };
+  };
+};
+
+const viaKoa: Outer = (outer, inner, peer) => {
+  const app = new Koa();
+  app.silent = true;
+  app.use(peer === undefined ? koaCors(outer as KoaAmpCorsOptions) : koaPeerCors(outer as koaPeerCors.Options));
+  app.use((ctx) => {
+    // The inner app takes over the Node request (the way Koa mounts a foreign app), the /admin prefix stripped.
+    ctx.respond = false;
+    ctx.res.statusCode = 200;
+    ctx.req.url = (ctx.req.url ?? '').slice('/admin'.length) || '/';
+    inner(ctx.req, ctx.res);
+  });
+  return async (origin) => {
+    const r = await request(app.callback()).get('/admin/secret').set('Origin', origin);
+    return { status: r.status, headers: r.headers as Record<string, string>, seen: seenOf(r.text) };
+  };
+};
+
+const OUTERS: ReadonlyArray<readonly [string, Outer]> = [
+  ['Express', viaExpress],
+  ['Koa (ctx.respond = false)', viaKoa],
+];
+
+describe.each(OUTERS)('an ampCors in %s on every path', (_outerName, via) => {
+  describe.each(INNERS)('and one in %s on /admin: the inner decides', (_innerName, make) => {
+    it.each(['omit', 'reject'] as const)("the inner denies the partner (onDenied '%s'): no CORS header of the outer policy", async (onDenied) => {
+      const answer = await via(OUTER, await make({ ...INNER, onDenied }))(PARTNER);
+      expect(corsOf(answer)).toEqual({});
+      if (onDenied === 'omit') expect([answer.status, answer.seen]).toEqual([200, false]);
+      else expect([answer.status, answer.seen]).toEqual([403, undefined]);
+    });
+
+    it('the inner allows the publisher: exactly its own headers, each once', async () => {
+      const answer = await via(OUTER, await make(INNER))(OWN);
+      expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, true, allowedFor(OWN)]);
+    });
+
+    it('the inner allows the partner without credentials under an outer with credentials: no Access-Control-Allow-Credentials', async () => {
+      const answer = await via(OUTER, await make({ ...OUTER, credentials: false }))(PARTNER);
+      expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, true, allowedFor(PARTNER, false)]);
+    });
+
+    it('the inner allows what the outer denied: the inner headers', async () => {
+      const answer = await via({ publishers: ['other.example'], onDenied: 'omit' }, await make(INNER))(OWN);
+      expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, true, allowedFor(OWN)]);
+    });
+
+    it('the inner fails (its verifier throws): no CORS header, the handler not run', async () => {
+      const answer = await via(OUTER, await make({ verifier: failing }))(PARTNER);
+      expect(corsOf(answer)).toEqual({});
+      expect(answer.status).toBeGreaterThanOrEqual(500);
+      expect(answer.seen).toBeUndefined();
+    });
+
+    it('a peer CORS middleware outside (`cors`, `@koa/cors`) allowing every origin with credentials, the inner denying: no CORS header', async () => {
+      const answer = await via({ origin: (...args: unknown[]) => peerAllowAll(args), credentials: true }, await make(INNER), 'peer')(PARTNER);
+      expect(corsOf(answer)).toEqual({});
+      expect([answer.status, answer.seen]).toEqual([200, false]);
+    });
+  });
+});
+
+/**
+ * A peer's origin option echoing every origin: `cors` calls it `(origin, callback)`, `@koa/cors` `(ctx)` and takes
+ * the returned value.
+ */
+function peerAllowAll(args: unknown[]): unknown {
+  const [first, callback] = args;
+  if (typeof callback === 'function') return (callback as (error: null, allow: boolean) => void)(null, true);
+  return (first as { get(name: string): string }).get('Origin');
+}
+
+describe('a peer CORS middleware outside denying, with credentials (it still sends Access-Control-Allow-Credentials)', () => {
+  it.each(INNERS)('Express `cors` then an ampCors in %s allowing the partner without credentials: no Access-Control-Allow-Credentials', async (_name, make) => {
+    const peerOnly = express();
+    peerOnly.use(peerCors({ origin: [OWN], credentials: true }));
+    peerOnly.use((_req, res) => void res.send('x'));
+    // The premise: `cors` sends credentials with no Access-Control-Allow-Origin for an origin it denies.
+    const alone = await request(peerOnly).get('/').set('Origin', PARTNER);
+    expect([alone.headers['access-control-allow-origin'], alone.headers['access-control-allow-credentials']]).toEqual([undefined, 'true']);
+    const answer = await viaExpress({ origin: [OWN], credentials: true }, await make({ ...OUTER, credentials: false }), 'peer')(PARTNER);
+    expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, true, allowedFor(PARTNER, false)]);
+  });
+});
+
+describe('one Koa app, ctx.state replaced between its two ampCors', () => {
+  /** ampCors(outer), a middleware replacing ctx.state (a session loader), ampCors(inner), a handler; `throws`: it throws. */
+  const app = (outer: Options, inner: Options, throws = false) => {
+    const koa = new Koa<AmpCorsState>();
+    koa.silent = true;
+    koa.use(koaCors(outer as KoaAmpCorsOptions));
+    koa.use(async (ctx, next) => {
+      ctx.state = { user: 'someone' } as AmpCorsState;
+      await next();
+    });
+    koa.use(koaCors(inner as KoaAmpCorsOptions));
+    koa.use((ctx) => {
+      if (throws) throw Object.assign(new Error('handler failed'), { status: 500, expose: false });
+      ctx.body = body(ctx.state.ampCors);
+    });
+    return async (origin: string): Promise<Answer> => {
+      const r = await request(koa.callback()).get('/admin/secret').set('Origin', origin);
+      return { status: r.status, headers: r.headers as Record<string, string>, seen: seenOf(r.text) };
+    };
+  };
+
+  it.each(['omit', 'reject'] as const)("the inner denies the partner (onDenied '%s'): no CORS header", async (onDenied) => {
+    const answer = await app(OUTER, { ...INNER, onDenied })(PARTNER);
+    expect(corsOf(answer)).toEqual({});
+    expect(answer.status).toBe(onDenied === 'omit' ? 200 : 403);
+  });
+
+  it('the inner denies and the handler throws: the outer does not put its allow on the error answer', async () => {
+    const answer = await app(OUTER, INNER, true)(PARTNER);
+    expect([answer.status, corsOf(answer)]).toEqual([500, {}]);
+  });
+
+  it('the inner allows without credentials: no Access-Control-Allow-Credentials', async () => {
+    const answer = await app(OUTER, { ...OUTER, credentials: false })(PARTNER);
+    expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, true, allowedFor(PARTNER, false)]);
+  });
+
+  it('`@koa/cors` outside allowing every origin with credentials, the inner ampCors denying: no CORS header', async () => {
+    const koa = new Koa<AmpCorsState>();
+    koa.use(koaPeerCors({ origin: (ctx) => ctx.get('Origin'), credentials: true }));
+    koa.use(koaCors(INNER));
+    koa.use((ctx) => void (ctx.body = body(ctx.state.ampCors)));
+    const r = await request(koa.callback()).get('/admin/secret').set('Origin', PARTNER);
+    expect([r.status, corsOf({ status: r.status, headers: r.headers as Record<string, string>, seen: undefined })]).toEqual([200, {}]);
+  });
+});
+
+describe('controls: layers whose outer grant never reaches the Node response', () => {
+  it('Express 5 outside, an Express 4 sub-app inside (both ampCors): the inner denial stands', async () => {
+    const inner = express4();
+    inner.use(expressCors(INNER));
+    inner.use((req, res) => void res.json(body(req.ampCors)));
+    const answer = await viaExpress(OUTER, inner as unknown as Listener)(PARTNER);
+    expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, false, {}]);
+  });
+
+  it('Fastify outside, an Express app inside through reply.hijack(): the inner denial stands', async () => {
+    const inner = express();
+    inner.use(expressCors(INNER));
+    inner.use((req, res) => void res.json(body(req.ampCors)));
+    const app = Fastify();
+    await app.register(fastifyCors, OUTER);
+    app.get('/admin/*', (req, reply) => {
+      reply.hijack();
+      inner(req.raw as never, reply.raw as never);
+    });
+    await app.ready();
+    const r = await request(app.server).get('/admin/secret').set('Origin', PARTNER);
+    expect([r.status, seenOf(r.text), corsOf({ status: r.status, headers: r.headers as Record<string, string>, seen: undefined })]).toEqual([200, false, {}]);
+    await app.close();
+  });
+
+  it("an object passed as the Fetch handler's second argument that is not a Node response is left alone", async () => {
+    // A Worker's env whose binding answers any property (an RPC stub): never called.
+    const calls: string[] = [];
+    const stub = new Proxy(function () {}, {
+      get: (_target, name) => (name === 'then' ? undefined : (...args: unknown[]) => void calls.push(`${String(name)}(${args.join()})`)),
+    });
+    const handler = withAmpCors((_req: Request, _env: unknown) => new Response('ok'), INNER);
+    const r = await handler(new Request('https://api.example.com/', { headers: { origin: OWN } }), { outgoing: stub });
+    expect([r.status, r.headers.get('access-control-allow-origin'), calls]).toEqual([200, OWN, []]);
+  });
+});
