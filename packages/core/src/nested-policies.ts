@@ -148,15 +148,16 @@ function sets(headers: ReadonlyArray<readonly [string, string]>, name: string): 
 /**
  * 4. Whether the Node response `target`, into which an adapter has just set
  * `headers` (its plan's), holds a CORS grant an earlier layer left and this
- * plan does not make: an `Access-Control-Allow-Origin` when the plan sets
- * none (a denial, a 403, a same-origin answer), else an
- * `Access-Control-Allow-Credentials` when the plan sets none (the `cors`
- * package sets it even for an origin it denies). One header read. An
- * earlier value of a header the plan sets is what `applyHeadersAtomically`
- * reports; the adapter asks both, then {@link removeEarlierCorsHeaders}.
+ * plan does not make: an `Access-Control-Allow-Origin` or `-Credentials`
+ * the plan does not set (the `cors` package sends `-Credentials` even for
+ * an origin it denies). No header read for a plan setting both (AMP's
+ * allowed plans), one for an allowed plan without credentials, two for a
+ * denial. An earlier value of a header the plan sets is what
+ * `applyHeadersAtomically` reports; the adapter asks both, then
+ * {@link removeEarlierCorsHeaders}.
  */
 export function earlierGrantLeft(target: HeaderStore, headers: ReadonlyArray<readonly [string, string]>): boolean {
-  if (!sets(headers, ALLOW_ORIGIN)) return target.getHeader(ALLOW_ORIGIN) !== undefined;
+  if (!sets(headers, ALLOW_ORIGIN) && target.getHeader(ALLOW_ORIGIN) !== undefined) return true;
   return !sets(headers, ALLOW_CREDENTIALS) && target.getHeader(ALLOW_CREDENTIALS) !== undefined;
 }
 

@@ -1,13 +1,20 @@
 // Two ampCors policies on one request (attacker's review, session 15: helper-63): core's nested-policies.ts, the
 // names an inner policy removes and which layer decided a request. The adapters' behaviour is tested over HTTP in
 // test/security/attacks-session15-adapters4-nested-policies.test.ts; these tests pin the rule itself.
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  applyHeadersAtomically,
+  clearEarlierCorsHeaders,
   CORS_RESPONSE_HEADERS,
   type CorsPlan,
   type CorsRequest,
+  earlierGrantLeft,
   InnermostDecisions,
   NO_CORS_HEADERS,
+  nodeResponseIn,
   normalizeCorsOptions,
   planCors,
   removeEarlierCorsHeaders,
@@ -124,5 +131,132 @@ describe('InnermostDecisions', () => {
     a.decidesAgain(request, {});
     expect(b.overruled(request, {})).toBe(false);
     expect(a.overruled(request, {})).toBe(true);
+  });
+});
+
+// Attacker's review, session 16 (helper-74): the layers in different frameworks on one Node request share no verdict,
+// only the Node response's header store (nested-policies.ts, 4.). Over HTTP:
+// test/security/attacks-session16-adapters-cross-framework*.test.ts.
+
+/** A fresh Node response (not sent), as every Node framework hands its layers. */
+function nodeResponse(): ServerResponse {
+  return new ServerResponse(new IncomingMessage(new Socket()));
+}
+
+/** The plans an inner policy makes for `PARTNER`: allowed with and without credentials, with the source origin, a preflight, denied (omit, reject), same-origin. */
+function innerPlans(): ReadonlyArray<readonly [string, CorsPlan]> {
+  const allowing = createVerifier({ publishers: ['partner.example'] });
+  const denying = createVerifier({ publishers: ['example.com'] });
+  const plan = (request: CorsRequest, verifier: typeof allowing, options: Parameters<typeof normalizeCorsOptions>[0]) =>
+    planCors(request, verifier.verify(request.origin ?? null, { sourceOrigin: request.sourceOrigin ?? null }) as never, normalizeCorsOptions(options));
+  const get: CorsRequest = { method: 'GET', origin: PARTNER };
+  return [
+    ['allowed, credentials', plan(get, allowing, {})],
+    ['allowed, no credentials', plan(get, allowing, { credentials: false })],
+    ['allowed with the source origin, no credentials', plan({ ...get, sourceOrigin: PARTNER }, allowing, { credentials: false })],
+    ['preflight allowed, no credentials', plan({ method: 'OPTIONS', origin: PARTNER, requestMethod: 'PUT' }, allowing, { credentials: false, maxAge: 5 })],
+    ['denied, omit', plan(get, denying, { onDenied: 'omit' })],
+    ['denied, reject', plan(get, denying, {})],
+    ['same-origin with the source origin', plan({ method: 'GET', sourceOrigin: PARTNER }, allowing, {})],
+  ];
+}
+
+describe('an earlier layer of another framework on the same Node response (nested-policies.ts, 4.)', () => {
+  const earlierHeaders = fc.uniqueArray(
+    fc.tuple(fc.constantFrom(...CORS_RESPONSE_HEADERS), fc.constantFrom('https://outer.example', 'true', '*', 'X-Secret')),
+    { selector: ([name]) => name, maxLength: CORS_RESPONSE_HEADERS.length },
+  );
+
+  it.each(innerPlans())(
+    'an inner plan (%s) applied as Express and Koa apply it: no grant but its own; after an earlier Access-Control-Allow-Origin, exactly its own CORS headers',
+    (_what, plan) => {
+      const own = new Map(plan.headers.filter(([name]) => CORS_RESPONSE_HEADERS.includes(name)));
+      fc.assert(
+        fc.property(earlierHeaders, (earlier) => {
+          const res = nodeResponse();
+          res.setHeader('x-powered-by', 'Express');
+          for (const [name, value] of earlier) res.setHeader(name, value);
+          const replaced = applyHeadersAtomically(res, plan.headers, plan.vary);
+          if (replaced || earlierGrantLeft(res, plan.headers)) removeEarlierCorsHeaders(res, plan.headers);
+          const left = new Map(CORS_RESPONSE_HEADERS.filter((name) => res.hasHeader(name)).map((name) => [name, String(res.getHeader(name))]));
+          // The grants are the plan's, value for value: none of the earlier layer's.
+          for (const name of ['access-control-allow-origin', 'access-control-allow-credentials']) expect(left.get(name)).toBe(own.get(name));
+          // An earlier allow is gone whole: only the plan's CORS headers remain.
+          if (earlier.some(([name]) => name === 'access-control-allow-origin')) expect(left).toEqual(own);
+          expect(res.getHeader('x-powered-by')).toBe('Express');
+        }),
+      );
+    },
+  );
+
+  it('applyHeadersAtomically tells whether one of the headers it set had a value before', () => {
+    const [, plan] = innerPlans()[0] as readonly [string, CorsPlan];
+    const fresh = nodeResponse();
+    expect(applyHeadersAtomically(fresh, plan.headers, plan.vary)).toBe(false);
+    const earlier = nodeResponse();
+    earlier.setHeader('Access-Control-Allow-Origin', 'https://outer.example');
+    expect(applyHeadersAtomically(earlier, plan.headers, plan.vary)).toBe(true);
+    expect(earlier.getHeader('access-control-allow-origin')).toBe(PARTNER);
+  });
+
+  it('clearEarlierCorsHeaders: an earlier Access-Control-Allow-Origin or -Credentials takes every CORS header with it, Vary and the rest kept', () => {
+    for (const grant of ['access-control-allow-origin', 'access-control-allow-credentials']) {
+      const res = nodeResponse();
+      for (const name of CORS_RESPONSE_HEADERS) if (name !== grant) res.setHeader(name, 'outer');
+      res.setHeader(grant, 'true');
+      res.setHeader('vary', 'Origin');
+      res.setHeader('x-powered-by', 'Express');
+      clearEarlierCorsHeaders(res);
+      expect(res.getHeaderNames().sort()).toEqual(['vary', 'x-powered-by']);
+    }
+  });
+
+  it('clearEarlierCorsHeaders never throws, its headers sent or not a real response', () => {
+    const res = nodeResponse();
+    res.setHeader('access-control-allow-origin', '*');
+    Object.defineProperty(res, 'headersSent', { value: true });
+    expect(() => clearEarlierCorsHeaders(res)).not.toThrow();
+    const refusing = {
+      headersSent: false,
+      getHeader: () => 'x',
+      removeHeader: () => {
+        throw new Error('sent');
+      },
+    };
+    expect(() => clearEarlierCorsHeaders(refusing)).not.toThrow();
+  });
+
+  it("nodeResponseIn: @hono/node-server's { incoming, outgoing } gives the Node response; anything else nothing, and nothing is called", () => {
+    const outgoing = nodeResponse();
+    expect(nodeResponseIn({ incoming: outgoing.req, outgoing })).toBe(outgoing);
+    const sent = nodeResponse();
+    Object.defineProperty(sent, 'headersSent', { value: true });
+    const calls: string[] = [];
+    // A Worker's binding answers every property with a function (an RPC stub).
+    const stub = new Proxy(() => undefined, {
+      get:
+        (_target, name) =>
+        (...args: unknown[]) =>
+          void calls.push(`${String(name)}(${args.join()})`),
+    });
+    const throwing = Object.defineProperty({}, 'outgoing', {
+      get() {
+        throw new Error('no');
+      },
+    });
+    for (const carrier of [
+      undefined,
+      null,
+      'outgoing',
+      {},
+      { outgoing: null },
+      { outgoing: sent },
+      { outgoing: stub },
+      stub,
+      throwing,
+      { outgoing: { getHeader() {}, removeHeader() {} } },
+    ])
+      expect(nodeResponseIn(carrier)).toBeUndefined();
+    expect(calls).toEqual([]);
   });
 });
