@@ -1,4 +1,5 @@
-import { getDomain } from 'tldts';
+import { decode as punycodeDecode, encode as punycodeEncode } from 'punycode/punycode.es6.js';
+import { getDomain, getPublicSuffix } from 'tldts';
 import { AmpCorsError } from './errors.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import type { DenyReason, Verdict, VerifyContext } from './verifier.js';
@@ -165,8 +166,8 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * The look-alikes of an allowed origin: origins of the same scheme and port
  * whose host lies under a registrable domain that no configuration names
  * (it carries the process's random canary label, turns a dot of the
- * registrable domain into a letter, or changes its first label or its
- * top-level domain for same-shape text). An option that allows the origin
+ * registrable domain into a letter, or changes its first label or a
+ * label of its public suffix for same-shape text). An option that allows the origin
  * and one of these trusts sites anyone can register:
  *
  * (a) the host extended, `example.com.<canary>.invalid`: a match without
@@ -186,10 +187,27 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     run of the same kind and length differing at every character
  *     ({@link SAME_SHAPE}: `myapp-fff123xyz-team`, `example7.com` for
  *     `example1.com`), confirmed by a second such run: a fixed-length
- *     wildcard (`myapp-[a-z0-9]{9}-team`);
- * (f) an all-letter top-level domain replaced likewise (letters only:
- *     `example.qqq`, `example.co.qq`, confirmed by `.xxx`, `.xx`): a
- *     wildcard top-level domain (`example\.[a-z]{2,6}`);
+ *     wildcard (`myapp-[a-z0-9]{9}-team`); (d) and (e) vary an IDN (`xn--`)
+ *     label's Unicode form and write each variant back in punycode
+ *     (`bücher<canary>`, `fücher`: the runs keep the punycode's length),
+ *     and (e) also makes an IDN label ASCII text of its length, its
+ *     letters and digits varied and its hyphens kept (`qq--qqqqq-qqq` for
+ *     `xn--bcher-kva`): a length-bounded wildcard (`[a-z0-9-]{1,63}`) that
+ *     a continued label outgrows;
+ * (f) each label of the public suffix replaced whole likewise (letters
+ *     only, hyphens kept), confirmed by a second: each label left of the
+ *     top-level domain whose right-hand labels form a public suffix of
+ *     their own (the Public Suffix List's private section and wildcard
+ *     rules included), so that the variant is a name anyone may register
+ *     (`example.qq.uk` and `example.xx.uk` for `example.co.uk`,
+ *     `my-app.qqqqqq.app` for `my-app.vercel.app`; not `s3` of
+ *     `s3.us-west-2.amazonaws.com`, whose variants are Amazon's): a
+ *     wildcard over a label of the public suffix (`example\.[a-z]+\.uk`
+ *     also allows `example.me.uk`, `my-app\.[a-z]+\.app` allows
+ *     `my-app.netlify.app`); then the top-level domain (`example.qqq`,
+ *     `example.co.qq`, confirmed by `.xxx`, `.xx`; an IDN one becomes
+ *     ASCII text, `xn--p1ai` → `qq--q7qq`): a wildcard top-level domain
+ *     (`example\.[a-z]{2,6}`);
  * (g) for an IP host, each part of the address varied, each variant
  *     confirmed by a second: each IPv4 octet replaced by another of its
  *     length (`192.168.1.74` and `192.168.1.38` for `192.168.1.20`), and
@@ -219,8 +237,9 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * indistinguishable from a list of two names), a fixed-length wildcard glued
  * to literal letters in one run (`myapp[a-z]{3}`), runs past the eighth and
  * hyphens past the eighth (kinds (d) and (e) are capped at
- * {@link MAX_LABEL_VARIANTS} each), and an IDN (`xn--`) first label, whose
- * altered text would be no valid punycode (only (f) applies to it). A
+ * {@link MAX_LABEL_VARIANTS} each), and a length-bounded pattern over IDN
+ * labels only (`xn--[a-z0-9-]{1,59}`) seen from an allowed IDN label with
+ * no ASCII letter or digit, too long to be continued within the bound. A
  * platform whose naming rules keep a pattern safe (Netlify's
  * `<id>--site.netlify.app`) is not known here: such a pattern is refused
  * with credentials; list its origins.
@@ -262,39 +281,89 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   const label = registrable.slice(0, registrable.indexOf('.'));
   const rest = registrable.slice(label.length);
   const under = (first: string, after = rest) => at(`${host.slice(0, start)}${first}${after}`);
-  if (!label.startsWith('xn--')) {
+  // The label's text that (d) and (e) vary: an IDN label's Unicode form (`xn--bcher-kva`: `bücher`), each variant written
+  // back in punycode, so that it stays a host a browser sends (undefined for an `xn--` label that is no punycode).
+  const idn = label.startsWith('xn--');
+  const text = idn ? unicodeLabel(label) : label;
+  const written = (variant: string) => (idn ? `xn--${punycodeEncode(variant)}` : variant);
+  if (text !== undefined) {
     // (d) The label continued: at its end, and on either side of each hyphen.
     const continued = 'a wildcard inside the registrable domain';
-    found.push({ origin: under(label + CANARY_LABEL), mistake: continued }, { origin: under(label + CANARY_DIGITS), mistake: continued });
+    found.push({ origin: under(written(text + CANARY_LABEL)), mistake: continued }, { origin: under(written(text + CANARY_DIGITS)), mistake: continued });
     let inserted = 0;
-    for (let i = 1; i < label.length && inserted < MAX_LABEL_VARIANTS; i++) {
-      if (label[i] !== '-' && label[i - 1] !== '-') continue;
-      found.push({ origin: under(`${label.slice(0, i)}${CANARY_LABEL}${label.slice(i)}`), mistake: continued });
+    for (let i = 1; i < text.length && inserted < MAX_LABEL_VARIANTS; i++) {
+      if (text[i] !== '-' && text[i - 1] !== '-') continue;
+      found.push({ origin: under(written(`${text.slice(0, i)}${CANARY_LABEL}${text.slice(i)}`)), mistake: continued });
       inserted++;
     }
-    // (e) Each run of letters or digits made another of the same shape, confirmed by a second.
+    // (e) Each run of letters or digits made another of the same shape, confirmed by a second (an IDN's punycode keeps its length).
     let replaced = 0;
-    for (const run of label.matchAll(/[a-z]+|[0-9]+/g)) {
+    for (const run of text.matchAll(/[a-z]+|[0-9]+/g)) {
       if (replaced++ >= MAX_LABEL_VARIANTS) break;
-      const [before, after] = [label.slice(0, run.index), label.slice(run.index + run[0].length)];
+      const [before, after] = [text.slice(0, run.index), text.slice(run.index + run[0].length)];
       found.push({
-        origin: under(before + sameShape(run[0], 0) + after),
-        confirm: under(before + sameShape(run[0], 1) + after),
+        origin: under(written(before + sameShape(run[0], 0) + after)),
+        confirm: under(written(before + sameShape(run[0], 1) + after)),
         mistake: 'a fixed-length wildcard inside the registrable domain',
       });
     }
   }
-  // (f) An all-letter top-level domain made another of the same length.
-  const tldAt = rest.lastIndexOf('.') + 1;
-  const tld = rest.slice(tldAt);
-  if (/^[a-z]+$/.test(tld)) {
+  if (idn) {
+    // (e) An IDN label made ASCII text of its length: a length-bounded wildcard (`[a-z0-9-]{1,63}`) that a continued label outgrows.
     found.push({
-      origin: under(label, rest.slice(0, tldAt) + sameShape(tld, 0, false)),
-      confirm: under(label, rest.slice(0, tldAt) + sameShape(tld, 1, false)),
-      mistake: 'a wildcard top-level domain',
+      origin: under(sameShapeLabel(label, 0)),
+      confirm: under(sameShapeLabel(label, 1)),
+      mistake: 'a length-bounded wildcard inside the registrable domain',
+    });
+  }
+  // (f) Each label of the public suffix made another of its shape, confirmed by a second: each label left of the top-level
+  // domain whose right-hand labels form a public suffix of their own, so that the variant is a name anyone may register
+  // (`co` of co.uk, `vercel` of vercel.app; not `s3` of s3.amazonaws.com, whose variant is Amazon's), then the top-level domain.
+  const suffix = rest.slice(1).split('.');
+  for (let i = 0; i < suffix.length; i++) {
+    const variant = (which: 0 | 1) => {
+      const other = suffix.slice();
+      other[i] = sameShapeLabel(suffix[i] as string, which);
+      return other;
+    };
+    const first = variant(0);
+    if (i < suffix.length - 2) {
+      // Under a public suffix only: a PSL wildcard rule (`*.compute.amazonaws.com`) may make the variant one itself.
+      const tail = first.slice(i).join('.');
+      const ruled = getPublicSuffix(tail, { allowPrivateDomains: true, extractHostname: false }) ?? '';
+      if (ruled.split('.').length < suffix.length - 1 - i) continue;
+    }
+    found.push({
+      origin: under(label, `.${first.join('.')}`),
+      confirm: under(label, `.${variant(1).join('.')}`),
+      mistake: i === suffix.length - 1 ? 'a wildcard top-level domain' : 'a wildcard over a label of the public suffix (another registrable name)',
     });
   }
   return found;
+}
+
+/**
+ * A whole host label with each run of letters or of digits made another of
+ * the same kind and length ({@link sameShape}, hex letters as any letter),
+ * its hyphens kept: `co` → `qq` / `xx`; an IDN label becomes ASCII text of
+ * its length (`xn--p1ai` → `qq--q7qq` / `jx--x4xx`).
+ */
+function sameShapeLabel(label: string, variant: 0 | 1): string {
+  return label.replace(/[a-z]+|[0-9]+/g, (run) => sameShape(run, variant, false));
+}
+
+/**
+ * The Unicode form of an `xn--` label (`xn--bcher-kva` → `bücher`), or
+ * undefined when the rest is not the punycode its decoding encodes back to
+ * (an attacker's `Origin` may carry any text after `xn--`).
+ */
+function unicodeLabel(label: string): string | undefined {
+  try {
+    const unicode = punycodeDecode(label.slice(4));
+    return `xn--${punycodeEncode(unicode)}` === label ? unicode : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** An origin of `origin`'s scheme and port on another host. */
@@ -898,12 +967,14 @@ const NOTHING: OriginMatcher = () => false;
  *    request: the canary, and the look-alikes: two, plus one per dot from
  *    the one left of the registrable domain, two for the label continued,
  *    one per hyphen side of its label and one per run of letters or digits
- *    (at most eight each), one for the top-level domain, one for an address
- *    of the documentation ranges; for an IP host: the canary, the host
+ *    (at most eight each), one more for an IDN label (as ASCII text), one
+ *    per label of the public suffix varied (the top-level domain, and `co`
+ *    of co.uk, `vercel` of vercel.app), one for an address of the
+ *    documentation ranges; for an IP host: the canary, the host
  *    extended (IPv4 only), one per octet and one per tens or units digit of
  *    an octet of two or three digits (at most eight), or one per IPv6 group
  *    (eight), and one for the documentation address (ten questions for
- *    `www.example.com`, eleven for `www.example.co.uk`, eighteen for
+ *    `www.example.com`, twelve for `www.example.co.uk`, nineteen for
  *    `myapp-abc123xyz-team.vercel.app`, thirteen for `http://192.168.1.20`,
  *    six for `http://127.0.0.1:3000`, ten for any IPv6 address but
  *    `[::1]`, two for it; fewer after a synchronous yes; a

@@ -6,6 +6,7 @@
 import { isAmpCorsError, type Verdict } from '@ampcors/core';
 import { compileOriginOption, createCorsPolicy, judgeWithOriginMatcher, type OriginMatcher } from '@ampcors/core/adapter';
 import fc from 'fast-check';
+import { toUnicode } from 'punycode/punycode.es6.js';
 import { getDomain } from 'tldts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lookAlikes } from '../../src/legacy-origin-option.js';
@@ -62,6 +63,7 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://exampleL.co.uk:8443',
       'https://exampleD.co.uk:8443',
       'https://fqfqqqf.co.uk:8443 & https://cjcxxxc.co.uk:8443',
+      'https://example.qq.uk:8443 & https://example.xx.uk:8443',
       'https://example.co.qq:8443 & https://example.co.xx:8443',
       'https://V4a:8443 & https://V4c:8443',
     ]);
@@ -75,6 +77,7 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'http://a.b.meL.github.io',
       'http://a.b.meD.github.io',
       'http://a.b.qf.github.io & http://a.b.xc.github.io',
+      'http://a.b.me.qqqqqq.io & http://a.b.me.xxxxxx.io',
       'http://a.b.me.github.qq & http://a.b.me.github.xx',
       'http://V4a & http://V4c',
     ]);
@@ -93,6 +96,7 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://myapp-fff7-q.vercel.app & https://myapp-ccd7-q.vercel.app',
       'https://myapp-abc3-q.vercel.app & https://myapp-abc4-q.vercel.app',
       'https://myapp-abc7-z.vercel.app & https://myapp-abc7-x.vercel.app',
+      'https://myapp-abc7-q.qqqqqq.app & https://myapp-abc7-q.xxxxxx.app',
       'https://myapp-abc7-q.vercel.qqq & https://myapp-abc7-q.vercel.xxx',
       'https://V4a & https://V4c',
     ]);
@@ -106,20 +110,34 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
     ]);
   });
 
-  it('caps kinds (d) and (e) at eight look-alikes each, and leaves an IDN first label alone (only its TLD is varied)', () => {
+  it('caps kinds (d) and (e) at eight look-alikes each, and varies an IDN first label through its Unicode form (punycode written back) and as ASCII text of its length', () => {
     const long = shapes('https://a-b-c-d-e-f-g-h-i-j.example');
     expect(long.filter((twin) => / & /.test(twin) && !twin.includes('.qqqqqqq') && !twin.includes('V4a'))).toHaveLength(8);
     expect(long.filter((twin) => /[a-z]L-|-L[a-z]/.test(twin))).toHaveLength(8);
     // The last run varied is h's (the eighth), the last hyphen around which the canary goes is the fourth.
     expect(long).toContain('https://a-b-c-d-e-f-g-q-i-j.example & https://a-b-c-d-e-f-g-x-i-j.example');
     expect(long.at(-2)).toBe('https://a-b-c-d-e-f-g-h-i-j.qqqqqqq & https://a-b-c-d-e-f-g-h-i-j.xjxxxxx');
-    expect(shapes('https://www.xn--bcher-kva.de')).toEqual([
-      'https://www.xn--bcher-kva.de.L.invalid',
-      'https://www.Lxn--bcher-kva.de',
-      'https://wwwqxn--bcher-kva.de',
-      'https://www.xn--bcher-kvaqde',
-      'https://www.xn--bcher-kva.qq & https://www.xn--bcher-kva.xx',
-      'https://V4a & https://V4c',
+    // bücher: the canary and the digits after it, each run of letters made another (the punycode keeps its length), then
+    // the whole label as ASCII text of its length (a length-bounded wildcard a continued label outgrows).
+    const idn = lookAlikes(parsed('https://www.xn--bcher-kva.de')).map(({ origin, confirm }) => [origin, confirm]);
+    expect(
+      idn.map(([twin, confirm]) => [twin, confirm].map((text) => (text === undefined ? '' : toUnicode(text).replace(LABEL, 'ampcorscanary')))).slice(4, 10),
+    ).toEqual([
+      ['https://www.bücherampcorscanary.de', ''],
+      [expect.stringMatching(/^https:\/\/www\.bücher[0-9]{12}\.de$/), ''],
+      ['https://www.fücher.de', 'https://www.cücher.de'],
+      ['https://www.büfqfq.de', 'https://www.büdxcx.de'],
+      ['https://www.qq--qqqqq-qqq.de', 'https://www.jx--xxxxx-xxx.de'],
+      ['https://www.bücher.qq', 'https://www.bücher.xx'],
+    ]);
+    // Every IDN variant is punycode a browser writes back unchanged, and a same-shape one keeps the label's length.
+    for (const text of idn.flat()) {
+      if (text !== undefined && !text.includes('invalid')) expect(new URL(text).origin).toBe(text);
+    }
+    expect(shapes('https://www.xn--bcher-kva.de').slice(6, 9)).toEqual([
+      'https://www.xn--fcher-kva.de & https://www.xn--ccher-kva.de',
+      'https://www.xn--bfqfq-kva.de & https://www.xn--bdxcx-kva.de',
+      'https://www.qq--qqqqq-qqq.de & https://www.jx--xxxxx-xxx.de',
     ]);
   });
 
