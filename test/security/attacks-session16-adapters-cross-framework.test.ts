@@ -29,6 +29,7 @@ import { ampCorsOf, type FetchAmpCorsOptions, withAmpCors } from '@ampcors/fetch
 import { type AmpCorsVariables, ampCors as honoCors, type HonoAmpCorsOptions } from '@ampcors/hono';
 import { type AmpCorsState, ampCors as koaCors, type KoaAmpCorsOptions } from '@ampcors/koa';
 import { getRequestListener } from '@hono/node-server';
+import fastifyPeerCors from '@fastify/cors';
 import koaPeerCors from '@koa/cors';
 import peerCors from 'cors';
 import express from 'express';
@@ -287,6 +288,46 @@ describe('one Koa app, ctx.state replaced between its two ampCors', () => {
     koa.use((ctx) => void (ctx.body = body(ctx.state.ampCors)));
     const r = await request(koa.callback()).get('/admin/secret').set('Origin', PARTNER);
     expect([r.status, corsOf({ status: r.status, headers: r.headers as Record<string, string>, seen: undefined })]).toEqual([200, {}]);
+  });
+});
+
+describe('one Fastify app: an earlier grant on the reply that no ampCors verdict shows', () => {
+  /** `outer` (an ampCors, or `@fastify/cors`) on the app, an ampCors with `inner` in a child context on /admin; `reset`: a hook clears `request.ampCors` between them. */
+  async function app(outer: 'peer' | Options, inner: Options, reset = false) {
+    const fastify = Fastify();
+    if (outer === 'peer') await fastify.register(fastifyPeerCors, { origin: true, credentials: true });
+    else await fastify.register(fastifyCors, outer as FastifyAmpCorsOptions);
+    await fastify.register(
+      async (child) => {
+        if (reset) child.addHook('onRequest', async (request) => void (request.ampCors = undefined));
+        await child.register(fastifyCors, inner as FastifyAmpCorsOptions);
+        child.get('/secret', async (request) => body(request.ampCors));
+      },
+      { prefix: '/admin' },
+    );
+    await fastify.ready();
+    return async (origin: string): Promise<Answer> => {
+      const r = await fastify.inject({ method: 'GET', url: '/admin/secret', headers: { origin } });
+      return { status: r.statusCode, headers: r.headers as Record<string, string>, seen: seenOf(r.body) };
+    };
+  }
+
+  it.each(['omit', 'reject'] as const)(
+    "`@fastify/cors` allowing every origin with credentials, the inner ampCors denying (onDenied '%s'): no CORS header",
+    async (onDenied) => {
+      const answer = await (await app('peer', { ...INNER, onDenied }))(PARTNER);
+      expect([answer.status, corsOf(answer)]).toEqual([onDenied === 'omit' ? 200 : 403, {}]);
+    },
+  );
+
+  it('request.ampCors reset between a parent ampCors and a child one denying: no CORS header', async () => {
+    const answer = await (await app(OUTER, INNER, true))(PARTNER);
+    expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, false, {}]);
+  });
+
+  it('request.ampCors reset, the child allowing without credentials: no Access-Control-Allow-Credentials', async () => {
+    const answer = await (await app(OUTER, { ...OUTER, credentials: false }, true))(PARTNER);
+    expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, true, allowedFor(PARTNER, false)]);
   });
 });
 

@@ -6,7 +6,15 @@
  * @packageDocumentation
  */
 import type { EmailSender, Verdict } from '@ampcors/core';
-import { appendVary, clearEarlierCorsHeaders, createFastifyCorsPolicy, isThenable, NO_CORS_HEADERS, removeEarlierCorsHeaders } from '@ampcors/core/adapter';
+import {
+  appendVary,
+  clearEarlierCorsHeaders,
+  createFastifyCorsPolicy,
+  earlierGrantLeft,
+  isThenable,
+  NO_CORS_HEADERS,
+  removeEarlierCorsHeaders,
+} from '@ampcors/core/adapter';
 import type { CorsDecision, FastifyCorsOptions, FastifyCorsOriginFunction, FastifyCorsPolicy } from '@ampcors/core/adapter';
 import type { HookHandlerDoneFunction as Done, FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, FastifySchema, LogLevel } from 'fastify';
 import fp from 'fastify-plugin';
@@ -93,8 +101,9 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
         reply.header(header[0], header[1]);
       }
       vary(reply, plan.vary);
-      // Its CORS headers that this plan does not set go (core's nested-policies.ts).
-      if (earlier) removeEarlierCorsHeaders(reply, headers);
+      // Its CORS headers that this plan does not set go, as those of any earlier layer that left a grant on the reply
+      // (`@fastify/cors`, a hook; a parent's ampCors whose `request.ampCors` was reset): core's nested-policies.ts, 1. and 4.
+      if (earlier || earlierGrantLeft(reply, headers)) removeEarlierCorsHeaders(reply, headers);
     } catch (error) {
       return fail(error, reply, done);
     }
@@ -127,8 +136,8 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
       );
     else if ('plan' in decided) settle(decided, request, reply, done);
     else {
-      // 2. The drop-in's own answers: strictPreflight's 400, or a route with CORS off (status 0: passed on); no CORS header, not even an earlier ampCors's.
-      if (request.ampCors !== undefined) removeEarlierCorsHeaders(reply, NO_CORS_HEADERS);
+      // 2. The drop-in's own answers: strictPreflight's 400, or a route with CORS off (status 0: passed on); no CORS header, not even an earlier layer's.
+      removeEarlierCorsHeaders(reply, NO_CORS_HEADERS);
       vary(reply, decided.vary);
       if (decided.status === 0) done();
       else void reply.code(decided.status).type(decided.contentType).send(decided.body);
