@@ -331,6 +331,32 @@ describe('one Fastify app: an earlier grant on the reply that no ampCors verdict
   });
 });
 
+describe("one Hono app, the variable 'ampCors' cleared between its two ampCors (the written-Response record decides: the more restrictive)", () => {
+  /** ampCors(OUTER) on every path, a middleware clearing `c.get('ampCors')`, ampCors(`inner`) on /admin. */
+  async function send(inner: Options): Promise<Answer> {
+    const app = new Hono<{ Variables: AmpCorsVariables }>();
+    app.use('*', honoCors(OUTER));
+    app.use('*', async (c, next) => {
+      c.set('ampCors', undefined as never);
+      await next();
+    });
+    app.use('/admin/*', honoCors(inner as HonoAmpCorsOptions));
+    app.get('/admin/secret', (c) => c.json(body(c.get('ampCors'))));
+    const r = await app.request('/admin/secret', { headers: { origin: PARTNER } });
+    return { status: r.status, headers: Object.fromEntries(r.headers), seen: seenOf(await r.text()) };
+  }
+
+  it.each(['omit', 'reject'] as const)("the inner denies (onDenied '%s'): no CORS header", async (onDenied) => {
+    const answer = await send({ ...INNER, onDenied });
+    expect([answer.status, corsOf(answer)]).toEqual([onDenied === 'omit' ? 200 : 403, {}]);
+  });
+
+  it('the inner allows without credentials: no Access-Control-Allow-Credentials', async () => {
+    const answer = await send({ ...OUTER, credentials: false });
+    expect([answer.status, answer.seen, corsOf(answer)]).toEqual([200, true, allowedFor(PARTNER, false)]);
+  });
+});
+
 describe('controls: layers whose outer grant never reaches the Node response', () => {
   it('Express 5 outside, an Express 4 sub-app inside (both ampCors): the inner denial stands', async () => {
     const inner = express4();
