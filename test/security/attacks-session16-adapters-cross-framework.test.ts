@@ -291,6 +291,37 @@ describe('one Koa app, ctx.state replaced between its two ampCors', () => {
   });
 });
 
+describe('a Koa ampCors, then an Express ampCors run as Koa middleware (koa-connect style), then a handler that throws', () => {
+  /** ampCors(OUTER) in Koa, Express's ampCors(`inner`) on the same Node request, a handler answering or throwing (exposed). */
+  async function send(inner: Options, throws: boolean): Promise<Answer> {
+    const app = new Koa<AmpCorsState>();
+    app.silent = true;
+    app.use(koaCors(OUTER));
+    const middleware = expressCors(inner as ExpressAmpCorsOptions);
+    app.use(
+      (ctx, next) =>
+        new Promise((resolve, reject) => middleware(ctx.req, ctx.res, (error?: unknown) => (error === undefined ? resolve(next()) : reject(error as Error)))),
+    );
+    app.use((ctx) => {
+      if (throws) throw Object.assign(new Error('secret failure'), { status: 500, expose: true });
+      ctx.body = 'secret';
+    });
+    const r = await request(app.callback()).get('/admin/secret').set('Origin', PARTNER);
+    return { status: r.status, headers: r.headers as Record<string, string>, seen: undefined };
+  }
+
+  it.each([false, true])('the inner denies the partner (the handler throws: %s): no CORS header, not even on the error answer', async (throws) => {
+    const answer = await send(INNER, throws);
+    expect([answer.status, corsOf(answer)]).toEqual([throws ? 500 : 200, {}]);
+  });
+
+  it('the inner allows without credentials and the handler throws: no Access-Control-Allow-Credentials on the error answer', async () => {
+    const answer = await send({ ...OUTER, credentials: false }, true);
+    expect(answer.status).toBe(500);
+    expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+});
+
 describe('one Fastify app: an earlier grant on the reply that no ampCors verdict shows', () => {
   /** `outer` (an ampCors, or `@fastify/cors`) on the app, an ampCors with `inner` in a child context on /admin; `reset`: a hook clears `request.ampCors` between them. */
   async function app(outer: 'peer' | Options, inner: Options, reset = false) {

@@ -91,6 +91,7 @@ export {
   clearEarlierCorsHeaders,
   CORS_RESPONSE_HEADERS,
   earlierGrantLeft,
+  grantChangedSince,
   type HeaderRemover,
   type HeaderStore,
   InnermostDecisions,

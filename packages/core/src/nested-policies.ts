@@ -161,6 +161,28 @@ export function earlierGrantLeft(target: HeaderStore, headers: ReadonlyArray<rea
   return !sets(headers, ALLOW_CREDENTIALS) && target.getHeader(ALLOW_CREDENTIALS) !== undefined;
 }
 
+/** The value `headers` (a plan's) gives `name`, or `undefined`. */
+function valueIn(headers: ReadonlyArray<readonly [string, string]>, name: string): string | undefined {
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i] as readonly [string, string];
+    if (header[0] === name) return header[1];
+  }
+  return undefined;
+}
+
+/**
+ * 4. Whether a later layer on the Node response `target` changed the grant
+ * an adapter set there with `headers` (its plan's): its
+ * `Access-Control-Allow-Origin` or `-Credentials` is no longer the plan's
+ * (an ampCors of another framework inside, Express middleware run by Koa,
+ * took it back or replaced it). That layer decided: the adapter does not
+ * put its plan back (Koa's headers of an error thrown later). Two header
+ * reads, on that error path only.
+ */
+export function grantChangedSince(target: HeaderStore, headers: ReadonlyArray<readonly [string, string]>): boolean {
+  return target.getHeader(ALLOW_ORIGIN) !== valueIn(headers, ALLOW_ORIGIN) || target.getHeader(ALLOW_CREDENTIALS) !== valueIn(headers, ALLOW_CREDENTIALS);
+}
+
 /** A Node `ServerResponse` as {@link nodeResponseIn} recognises it, its headers not sent. */
 export interface NodeResponseLike extends HeaderStore {
   readonly headersSent: boolean;

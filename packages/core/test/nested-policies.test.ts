@@ -12,6 +12,7 @@ import {
   type CorsPlan,
   type CorsRequest,
   earlierGrantLeft,
+  grantChangedSince,
   InnermostDecisions,
   NO_CORS_HEADERS,
   nodeResponseIn,
@@ -197,6 +198,27 @@ describe('an earlier layer of another framework on the same Node response (neste
     earlier.setHeader('Access-Control-Allow-Origin', 'https://outer.example');
     expect(applyHeadersAtomically(earlier, plan.headers, plan.vary)).toBe(true);
     expect(earlier.getHeader('access-control-allow-origin')).toBe(PARTNER);
+  });
+
+  it("grantChangedSince: a later layer that took back or replaced the plan's Access-Control-Allow-Origin or -Credentials decided", () => {
+    for (const [what, plan] of innerPlans()) {
+      const res = nodeResponse();
+      applyHeadersAtomically(res, plan.headers, plan.vary);
+      expect(grantChangedSince(res, plan.headers), what).toBe(false);
+      for (const [name, change] of [
+        ['access-control-allow-origin', 'remove'],
+        ['access-control-allow-origin', 'https://other.example'],
+        ['access-control-allow-credentials', 'remove'],
+        ['access-control-allow-credentials', 'true'],
+      ] as const) {
+        const later = nodeResponse();
+        applyHeadersAtomically(later, plan.headers, plan.vary);
+        const before = later.getHeader(name);
+        if (change === 'remove') later.removeHeader(name);
+        else later.setHeader(name, change);
+        expect(grantChangedSince(later, plan.headers), `${what}: ${name} ${change}`).toBe(later.getHeader(name) !== before);
+      }
+    }
   });
 
   it('clearEarlierCorsHeaders: an earlier Access-Control-Allow-Origin or -Credentials takes every CORS header with it, Vary and the rest kept', () => {

@@ -13,6 +13,7 @@ import {
   type CorsPlan,
   createKoaCorsPolicy,
   earlierGrantLeft,
+  grantChangedSince,
   InnermostDecisions,
   isThenable,
   type KoaCorsOptions,
@@ -129,8 +130,8 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
     try {
       await next();
     } catch (error) {
-      // An inner ampCors decided this request: its error headers stand.
-      throw innermost.overruled(ctx, cors) ? error : cors.errorAfter(error, plan);
+      // An inner ampCors decided this request (in Koa, or another framework's on the Node response): its error headers stand.
+      throw innermost.overruled(ctx, cors) || grantChangedSince(ctx.res, cors.headersOf(plan)) ? error : cors.errorAfter(error, plan);
     }
   };
 }
