@@ -50,13 +50,17 @@
  *    one number, hex, octal, fewer parts, a trailing dot; an IPv6 address:
  *    any RFC 4291 text; a host with `xn--` labels: any of them in Unicode,
  *    NFC or not), each reading of a value (2) is also cut into the runs a
- *    URL host could be (ended by `/ \ ? # @ %`, `:` outside brackets,
- *    whitespace and controls, `+` read as a space by query parsers, `& = , ;
- *    " ' < > ^ |`), and a run the URL host parser reads as the real host is
- *    replaced by the asked host (or, after the real scheme and `//` and
- *    followed by the real port, with them by the asked origin; only that in
- *    the proxy headers of 1). A plain ASCII name has no other spelling than
- *    those of 2, so its values take no such cut.
+ *    URL host could be, and a run the URL host parser reads as the real host
+ *    is replaced, whole, by the asked host (or, after the real scheme and
+ *    `//` and followed by the real port, with them by the asked origin; only
+ *    that in the proxy headers of 1). A run ends where a URL host ends (`/ \
+ *    ? # @`, `:` outside brackets) or at a character no host read as the
+ *    real one contains (whitespace, controls, `+` that query parsers read as
+ *    a space, `& = , ; " ' < > ^ |`), never at `%` (the host parser decodes
+ *    escapes: a run cut there would be replaced in part, the rest of the host
+ *    left to make it no origin at all, which a function answers as "not
+ *    allowed"). A plain ASCII name has no other spelling than those of 2, so
+ *    its values take no such cut.
  *
  * Not replaced: an origin assembled from pieces none of which holds the real
  * host (`${q.sub}.example.net`), a body, cookies (see 4), data found by a key
@@ -64,7 +68,7 @@
  */
 import { toUnicode as punycodeToUnicode } from 'punycode/punycode.es6.js';
 import { toUnicode as uts46ToUnicode } from 'tr46';
-import { formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from './ip-address.js';
+import { formatIpv6, parseIpv4, parseIpv6 } from './ip-address.js';
 import { parseOrigin } from './origin-header.js';
 
 /**
@@ -117,8 +121,31 @@ function hexValue(code: number): number {
  */
 interface Reading {
   readonly text: string;
-  readonly from: readonly number[] | null;
-  readonly to: readonly number[] | null;
+  readonly from: Int32Array | null;
+  readonly to: Int32Array | null;
+}
+
+/**
+ * 2. The raw positions of a reading's code units, as they are found: typed,
+ * so that a long value's readings cost no garbage per character.
+ */
+class Positions {
+  private data = new Int32Array(64);
+  private length = 0;
+  /** Appends `position`, `count` times. */
+  add(position: number, count: number): void {
+    if (this.length + count > this.data.length) {
+      const grown = new Int32Array(Math.max(this.data.length * 2, this.length + count));
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data.fill(position, this.length, this.length + count);
+    this.length += count;
+  }
+  /** The positions added. */
+  done(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
 }
 
 /** The byte of the escape `%HH` at `at` in `text`, or -1. */
@@ -140,14 +167,12 @@ function decoded(reading: Reading): Reading {
   const fromOf = (at: number) => (reading.from === null ? at : (reading.from[at] as number));
   const toOf = (at: number) => (reading.to === null ? at + 1 : (reading.to[at] as number));
   let out = '';
-  const from: number[] = [];
-  const to: number[] = [];
+  const from = new Positions();
+  const to = new Positions();
   const emit = (chars: string, start: number, end: number) => {
     out += chars;
-    for (let i = 0; i < chars.length; i++) {
-      from.push(fromOf(start));
-      to.push(toOf(end - 1));
-    }
+    from.add(fromOf(start), chars.length);
+    to.add(toOf(end - 1), chars.length);
   };
   for (let at = 0; at < text.length;) {
     const byte = escapeAt(text, at);
@@ -176,7 +201,7 @@ function decoded(reading: Reading): Reading {
       }
     }
   }
-  return { text: out, from, to };
+  return { text: out, from: from.done(), to: to.done() };
 }
 
 /** 2. Whether `asked` contains `real`, or an end of one is the other end of the other (`asked` written next to some text could make `real`). */
@@ -208,8 +233,8 @@ function lowered(reading: Reading): Reading {
 function urlForm(reading: Reading, spans: boolean): Reading {
   const { text } = reading;
   let out = '';
-  const from: number[] = [];
-  const to: number[] = [];
+  const from = new Positions();
+  const to = new Positions();
   for (let at = 0; at < text.length;) {
     const code = text.charCodeAt(at);
     const width = code >= 0xd800 && code <= 0xdbff && at + 1 < text.length ? 2 : 1;
@@ -226,13 +251,13 @@ function urlForm(reading: Reading, spans: boolean): Reading {
     const start = reading.from === null ? at : (reading.from[at] as number);
     const end = reading.to === null ? at + width : (reading.to[at + width - 1] as number);
     out += chars;
-    for (let i = 0; spans && i < chars.length; i++) {
-      from.push(start);
-      to.push(end);
+    if (spans) {
+      from.add(start, chars.length);
+      to.add(end, chars.length);
     }
     at += width;
   }
-  return spans ? { text: out, from, to } : { text: out, from: null, to: null };
+  return spans ? { text: out, from: from.done(), to: to.done() } : { text: out, from: null, to: null };
 }
 
 /** Rewrites what a request shows of its real origin into an asked origin (see the file comment). */
@@ -279,7 +304,7 @@ function partsOf(origin: string | null | undefined): Parts | null {
  * reads in a run of a value's URL form, and the host as it reads it.
  */
 type Notation =
-  | { readonly kind: 'ipv4'; readonly host: string }
+  | { readonly kind: 'ipv4'; readonly address: number }
   | { readonly kind: 'ipv6'; readonly host: string }
   /** `ascii` and `unicode`: the host's labels, as sent and decoded (an ASCII label is its own Unicode form). */
   | { readonly kind: 'idn'; readonly ascii: readonly string[]; readonly unicode: readonly string[]; readonly longest: number };
@@ -292,7 +317,7 @@ function notationOf(host: string): Notation | null {
   }
   // parseOrigin admits an IPv4 host in dotted decimal only.
   const address = parseIpv4(host);
-  if (address !== null) return { kind: 'ipv4', host: formatIpv4(address) };
+  if (address !== null) return { kind: 'ipv4', address };
   const ascii = host.split('.');
   if (!ascii.some((label) => label.startsWith('xn--'))) return null;
   let unicode: string[];
@@ -309,7 +334,7 @@ function notationOf(host: string): Notation | null {
 /** 5. ASCII characters that end a run of a value's URL form that could be a URL host (1: ends it). */
 const ENDS_HOST_RUN = new Uint8Array(0x80);
 for (let code = 0; code <= 0x20; code++) ENDS_HOST_RUN[code] = 1;
-for (const char of '/\\?#@%:[]+&=,;"\'<>^|\x7f') ENDS_HOST_RUN[char.charCodeAt(0)] = 1;
+for (const char of '/\\?#@:[]+&=,;"\'<>^|\x7f') ENDS_HOST_RUN[char.charCodeAt(0)] = 1;
 
 /** 5. Whether the code unit `code` ends a host run. */
 function endsHostRun(code: number): boolean {
@@ -325,6 +350,10 @@ function isIpv6Char(code: number): boolean {
 /** 5. A character of IPv4 text in a URL form (lower case): a digit, a hex digit, `x` or `.`. */
 function isIpv4Char(code: number): boolean {
   return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || code === 0x78 || code === 0x2e;
+}
+/** 5. A digit: how every part of IPv4 text starts (`0x…`, `0…`, `1…`). */
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
 }
 
 /** 5. The end of the bracketed IPv6 text starting at `at` (a `[`) in `text`, after its `]`; -1 when none closes it soon. */
@@ -353,8 +382,7 @@ function readsAs(notation: Notation, run: string, ascii: boolean): boolean {
       // The IPv4 parser drops an empty last part (one trailing dot); dropping more finds more, never less.
       let end = run.length;
       while (end > 0 && run.charCodeAt(end - 1) === 0x2e) end--;
-      const address = parseIpv4(run.slice(0, end));
-      return address !== null && formatIpv4(address) === notation.host;
+      return parseIpv4(run.slice(0, end)) === notation.address;
     }
     case 'idn': {
       // An ASCII run shows the host only as its own letters (2); a Unicode one, in NFC, has each label either as sent or decoded.
@@ -403,6 +431,18 @@ interface Replacement {
   readonly by: string;
 }
 
+/** `text` with `found` (in order, none overlapping) made. */
+function replaced(text: string, found: readonly Replacement[]): string {
+  if (found.length === 0) return text;
+  let about = '';
+  let at = 0;
+  for (const { start, end, by } of found) {
+    about += text.slice(at, start) + by;
+    at = end;
+  }
+  return about + text.slice(at);
+}
+
 /** 5. Replacements `a` and `b` (each in order) in one list in order, overlapping ones as one (the first's). */
 function merged(a: Replacement[], b: Replacement[]): Replacement[] {
   if (b.length === 0) return a;
@@ -442,7 +482,8 @@ class Rewriter implements OriginRewriter {
       const sources = sorted.map(([, source]) => (groups ? `(${source})` : source));
       return [new RegExp(sources.join('|'), groups ? 'g' : 'gi'), sorted.map(([by]) => by)];
     };
-    const askedOrigin = [null, literal(to.origin), to.origin] as const;
+    // 3. The asked origin as a URL parser reads it too (`https:///<asked>`): never replaced again.
+    const askedOrigin = [null, to.originPattern, to.origin] as const;
     const realOrigin = [to.origin, from.originPattern, from.origin] as const;
     const names = [askedOrigin, [null, literal(to.host), to.host], realOrigin, [to.host, literal(from.host), from.host]] as const;
     this.withHost = pattern(names);
@@ -501,10 +542,11 @@ class Rewriter implements OriginRewriter {
         at += 1;
         continue;
       } else {
-        // An unbracketed run: a quick look at its characters first (IPv4 text has only some; an IPv6 host is bracketed).
-        let ipv4 = isIpv4Char(code);
-        for (; end < text.length && !endsHostRun(text.charCodeAt(end)); end++) {
+        // An unbracketed run: a quick look at its characters first (IPv4 text starts with a digit and has only some; an IPv6 host is bracketed).
+        let ipv4 = isDigit(code);
+        for (; end < text.length; end++) {
           const next = text.charCodeAt(end);
+          if (endsHostRun(next)) break;
           ascii &&= next < 0x80;
           ipv4 &&= isIpv4Char(next);
         }
@@ -579,23 +621,17 @@ class Rewriter implements OriginRewriter {
   private component(raw: string, host: boolean): string {
     if (!this.hint.test(raw)) return raw;
     let text = raw;
-    // 5. A real host with other spellings: even a plain value may show it (`http://3405803781`), so it takes the rounds.
-    if (this.notation === null && !raw.includes('%') && !MAPPED.test(raw)) {
-      // A plain value: its one reading replaced at once.
+    if (!raw.includes('%') && !MAPPED.test(raw)) {
+      // A plain value: its one reading replaced at once (5: then its runs spelling the real host otherwise, `http://3405803781`).
       text = raw.replace(host ? this.plainWithHost : this.plainOriginOnly, this.substitute);
+      if (this.notation !== null) text = replaced(text, this.spelledOtherwise(lowered({ text, from: null, to: null }), host, this.notation));
       // Replaced by strings that cannot make the real one with their neighbours (or not replaced): nothing else shows it.
       if (text === raw || this.oneRound) return text;
     }
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const found = this.replacements(text, host);
       if (found.length === 0) return text;
-      let about = '';
-      let at = 0;
-      for (const { start, end, by } of found) {
-        about += text.slice(at, start) + by;
-        at = end;
-      }
-      text = about + text.slice(at);
+      text = replaced(text, found);
     }
     return text;
   }

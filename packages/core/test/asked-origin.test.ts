@@ -5,6 +5,8 @@ import { unescape as querystringUnescape } from 'node:querystring';
 import { toUnicode } from 'tr46';
 import { describe, expect, it } from 'vitest';
 import { type OriginRewriter, originRewriter } from '../src/asked-origin.js';
+import { lookAlikes } from '../src/legacy-origin-option.js';
+import { type ParsedOrigin, parseOrigin } from '../src/origin-header.js';
 
 const REAL = 'https://evil.example.net';
 const CANARY = 'https://ampcorscanaryabc.invalid';
@@ -234,5 +236,183 @@ describe('originRewriter', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  describe("another notation of the real host (attacker's review, session 16)", () => {
+    /** `text` with its ASCII letters, digits and dots full-width (`。` or `．` for a dot), as the URL host parser maps them back. */
+    const fullWidth = (text: string, dot: string) =>
+      text.replace(/[0-9a-zA-Z.]/g, (char) => (char === '.' ? dot : String.fromCharCode(char.charCodeAt(0) + 0xfee0)));
+    const DOTS = ['.', '\u3002', '\uff0e', '\uff61'] as const;
+
+    /** An IPv4 address in any notation the URL host parser reads: one to four parts, each decimal, octal or hex with leading zeros, a trailing dot. */
+    const ipv4Notation = (address: number) =>
+      fc
+        .record({
+          parts: fc.integer({ min: 1, max: 4 }),
+          bases: fc.array(fc.constantFrom('dec', 'oct', 'hex', 'HEX'), { minLength: 4, maxLength: 4 }),
+          zeros: fc.array(fc.nat(3), { minLength: 4, maxLength: 4 }),
+          trailingDot: fc.boolean(),
+          wide: fc.constantFrom(null, ...DOTS),
+        })
+        .map(({ parts, bases, zeros, trailingDot, wide }) => {
+          const bytes = [address >>> 24, (address >>> 16) & 0xff, (address >>> 8) & 0xff, address & 0xff];
+          const values = [...bytes.slice(0, parts - 1), bytes.slice(parts - 1).reduce((sum, byte) => sum * 256 + byte, 0)];
+          const written = values.map((value, at) => {
+            const pad = '0'.repeat(zeros[at] as number);
+            const base = bases[at];
+            if (base === 'dec') return String(value);
+            if (base === 'oct') return `0${pad}${value.toString(8)}`;
+            return base === 'hex' ? `0x${pad}${value.toString(16)}` : `0X${pad}${value.toString(16).toUpperCase()}`;
+          });
+          const text = `${written.join('.')}${trailingDot ? '.' : ''}`;
+          return wide === null ? text : fullWidth(text, wide);
+        });
+
+    /** An IPv6 address in any RFC 4291 text: groups with leading zeros, in either case, any run of zero groups as `::`, the last 32 bits dotted. */
+    const ipv6Notation = (groups: readonly number[]) =>
+      fc
+        .record({
+          zeros: fc.array(fc.nat(3), { minLength: 8, maxLength: 8 }),
+          upper: fc.boolean(),
+          dotted: fc.boolean(),
+          run: fc.nat(7),
+          length: fc.integer({ min: 0, max: 8 }),
+        })
+        .map(({ zeros, upper, dotted, run, length }) => {
+          const pieces = groups.map((group, at) => {
+            const hex = group.toString(16).padStart(Math.min(4, group.toString(16).length + (zeros[at] as number)), '0');
+            return upper ? hex.toUpperCase() : hex;
+          });
+          if (dotted) pieces.splice(6, 2, [groups[6] as number, groups[7] as number].map((group) => `${group >> 8}.${group & 0xff}`).join('.'));
+          // The longest run of zero groups from `run` on, at most `length` long, written `::`.
+          let end = run;
+          while (end < pieces.length && end - run < length && groups[end] === 0 && !(dotted && end >= 6)) end++;
+          if (end === run) return `[${pieces.join(':')}]`;
+          return `[${pieces.slice(0, run).join(':')}::${pieces.slice(end).join(':')}]`;
+        });
+
+    /** Letters of Unicode labels (Latin, Cyrillic, Greek, CJK) and ASCII. */
+    const letter = fc.constantFrom('a', 'b', 'e', 'x', '1', 'ä', 'ö', 'ü', 'é', 'ñ', 'ç', 'ø', 'å', 'ệ', 'б', 'д', 'ж', 'λ', 'ω', '中', '文');
+    const unicodeLabel = fc.array(letter, { minLength: 1, maxLength: 8 }).map((chars) => chars.join(''));
+    /** An IDN host in any notation the URL host parser reads: each label in Unicode (NFC, NFD, upper case, a soft hyphen) or Punycode, any dot. */
+    const idnNotation = (unicode: readonly string[], ascii: readonly string[]) =>
+      fc
+        .tuple(
+          fc.array(fc.constantFrom('nfc', 'nfd', 'upper', 'soft', 'punycode', 'PUNYCODE'), { minLength: unicode.length, maxLength: unicode.length }),
+          fc.array(fc.constantFrom(...DOTS), { minLength: unicode.length, maxLength: unicode.length }),
+        )
+        .map(([forms, dots]) =>
+          unicode
+            .map((label, at) => {
+              const form = forms[at];
+              const written =
+                form === 'nfd'
+                  ? label.normalize('NFD')
+                  : form === 'upper'
+                    ? label.toUpperCase()
+                    : form === 'soft'
+                      ? `${label.slice(0, 1)}\u00ad${label.slice(1)}`
+                      : form === 'punycode'
+                        ? (ascii[at] as string)
+                        : form === 'PUNYCODE'
+                          ? (ascii[at] as string).toUpperCase()
+                          : label;
+              return at === 0 ? written : `${dots[at]}${written}`;
+            })
+            .join(''),
+        );
+
+    /** A real origin and a notation of its host. */
+    const hostAndNotation = fc.oneof(
+      fc
+        .integer({ min: 0, max: 2 ** 32 - 1 })
+        .chain((address) =>
+          fc.tuple(fc.constant(`${address >>> 24}.${(address >>> 16) & 0xff}.${(address >>> 8) & 0xff}.${address & 0xff}`), ipv4Notation(address)),
+        ),
+      fc
+        .array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 8, maxLength: 8 })
+        .chain((groups) => fc.tuple(fc.constant(new URL(`http://[${groups.map((group) => group.toString(16)).join(':')}]`).hostname), ipv6Notation(groups))),
+      fc.array(unicodeLabel, { minLength: 1, maxLength: 3 }).chain((labels) => {
+        const unicode = [...labels, 'com'];
+        const ascii = new URL(`http://${unicode.join('.')}`).hostname.split('.');
+        return fc.tuple(fc.constant(ascii.join('.')), idnNotation(unicode, ascii));
+      }),
+    );
+
+    /** An escape of each character of `text` picked by `escapes` (its UTF-8 bytes), for the URL host parser's own decoding. */
+    const escapeSome = (text: string, escapes: readonly boolean[]) =>
+      [...text].map((char, at) => (escapes[at % escapes.length] === true && !/[[\]:]/.test(char) ? encodeURIComponent(char) : char)).join('');
+
+    /** Whether `real` reads as an origin at a reading of `value`: the origins `new URL(…)` reads at each decoding (0 to 3, either decoder), `''` when it throws. */
+    const originsRead = (value: string): string[] =>
+      DECODERS.flatMap((decode) => {
+        const read: string[] = [];
+        let level: string | undefined = value;
+        for (let depth = 0; depth <= 3; depth++) {
+          let origin = '';
+          try {
+            origin = level === undefined ? '' : new URL(level).origin;
+          } catch {
+            // No URL: no origin.
+          }
+          read.push(origin);
+          level = level === undefined ? undefined : decode(level);
+        }
+        return read;
+      });
+
+    it('property: a value the URL parser reads as the real origin, at any decoding, reads as the asked one in every question', () => {
+      const value = fc.record({
+        hosts: hostAndNotation,
+        https: fc.boolean(),
+        port: fc.constantFrom(null, 8080),
+        scheme: fc.constantFrom('lower', 'upper'),
+        slashes: fc.constantFrom('//', '\\\\', '/\\', '', '///'),
+        userinfo: fc.constantFrom('', 'u@', 'u:p@', '%40@'),
+        portForm: fc.constantFrom('plain', 'zeros', 'default'),
+        path: fc.constantFrom('', '/', '/welcome?next=%2F', '#top', '?q=1'),
+        escapes: fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }),
+        escaped: fc.boolean(),
+        depth: fc.nat(2),
+        asked: fc.nat(),
+      });
+      fc.assert(
+        fc.property(value, ({ hosts: [host, notation], https, port, scheme, slashes, userinfo, portForm, path, escapes, escaped, depth, asked: pick }) => {
+          const schemeName = https ? 'https' : 'http';
+          const real = `${schemeName}://${host}${port === null ? '' : `:${port}`}`;
+          const parsed = parseOrigin(real);
+          expect(parsed.ok, real).toBe(true);
+          const portText = port === null ? (portForm === 'default' ? (https ? ':443' : ':80') : '') : portForm === 'zeros' ? `:0${port}` : `:${port}`;
+          const written = escaped && !notation.startsWith('[') ? escapeSome(notation, escapes) : notation;
+          let raw = `${scheme === 'upper' ? schemeName.toUpperCase() : schemeName}:${slashes}${userinfo}${written}${portText}${path}`;
+          for (let i = 0; i < depth; i++) raw = encodeURIComponent(raw);
+          // The control: some reading of the value is the real origin (a notation the URL parser refuses is no attack).
+          fc.pre(originsRead(raw).includes(real));
+          // The guard's canary and look-alikes (those a URL parser reads: an `xn--` look-alike may be no Punycode).
+          const candidates = [
+            `${schemeName}://ampcorscanaryabc.invalid${port === null ? '' : `:${port}`}`,
+            ...lookAlikes(parsed as ParsedOrigin).map(({ origin }) => origin),
+          ].filter((origin) => originsRead(origin)[0] === origin);
+          const asked = candidates[pick % candidates.length] as string;
+          const rewrite = originRewriter(real, asked) as OriginRewriter;
+          // A value next to another (`z`: no host in any notation) in a request target.
+          const inQuery = rewrite.url(`/p?v=${inTarget(raw)}&w=z`);
+          expect(inQuery.endsWith('&w=z'), inQuery).toBe(true);
+          const deliveries: ReadonlyArray<readonly [string, string, string]> = [
+            ['text', raw, rewrite.text(raw)],
+            ['header', raw, rewrite.header('x-source', raw)],
+            ['query', new URLSearchParams(`v=${inTarget(raw)}`).get('v') ?? '', new URLSearchParams(inQuery.slice(3)).get('v') ?? ''],
+          ];
+          for (const [how, realValue, question] of deliveries) {
+            const realReads = originsRead(realValue);
+            const questionReads = originsRead(question);
+            realReads.forEach((origin, at) => {
+              if (origin === real) expect(questionReads[at], `${how}: ${JSON.stringify(realValue)} -> ${JSON.stringify(question)} (reading ${at})`).toBe(asked);
+            });
+          }
+        }),
+        { numRuns: 1500 },
+      );
+    });
   });
 });
