@@ -322,15 +322,24 @@ function contextAbout(ctx: KoaCorsContext, origin: string): object {
  * later answer built from it, on routes that deny the origin or send no
  * credentials, and between requests in flight at once (SECURITY.md,
  * attacker's review, session 15). A thrown value that is not an Error
- * becomes one.
+ * (of this realm or another) becomes one.
  */
 function withErrorHeaders(error: unknown, headers: Readonly<Record<string, string>>, vary: readonly string[]): unknown {
-  const thrown = error instanceof Error ? error : new Error(String(error));
+  // An Error of another realm (a `vm` context, a test runner's sandbox) is one for Koa too, which checks the internal
+  // Error slot (`Object.prototype.toString`), not `instanceof`: it keeps its status, `expose` and headers.
+  const foreign = !(error instanceof Error) && typeof error === 'object' && error !== null && Object.prototype.toString.call(error) === '[object Error]';
+  const thrown = error instanceof Error || foreign ? (error as Error) : new Error(String(error));
   const carried = (thrown as { headers?: Record<string, string> }).headers ?? {};
   const merged = appendVary(carried.vary ?? carried.Vary, vary);
   const { Vary: _dropped, ...others } = carried;
   // Defined, not assigned: an inherited read-only `headers` (a frozen error) does not stop this request's own.
-  return Object.create(thrown, { headers: { value: { ...others, ...headers, vary: merged }, writable: true, enumerable: true, configurable: true } }) as Error;
+  const own = { headers: { value: { ...others, ...headers, vary: merged }, writable: true, enumerable: true, configurable: true } };
+  if (!foreign) return Object.create(thrown, own) as Error;
+  // Koa's check needs the internal Error slot, which only an Error made here has: one inheriting from the thrown one,
+  // without its own `stack` (the thrown one's is inherited).
+  const derived = Object.setPrototypeOf(new Error(), thrown) as Error;
+  delete (derived as { stack?: string }).stack;
+  return Object.defineProperties(derived, own);
 }
 
 const VARY_ORIGIN: readonly string[] = ['Origin'];
