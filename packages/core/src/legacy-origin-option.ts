@@ -319,24 +319,23 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   // (f) Each label of the public suffix made another of its shape, confirmed by a second: each label left of the top-level
   // domain whose right-hand labels form a public suffix of their own, so that the variant is a name anyone may register
   // (`co` of co.uk, `vercel` of vercel.app; not `s3` of s3.amazonaws.com, whose variant is Amazon's), then the top-level domain.
-  const suffix = rest.slice(1).split('.');
-  for (let i = 0; i < suffix.length; i++) {
-    const variant = (which: 0 | 1) => {
-      const other = suffix.slice();
-      other[i] = sameShapeLabel(suffix[i] as string, which);
-      return other;
-    };
-    const first = variant(0);
-    if (i < suffix.length - 2) {
-      // Under a public suffix only: a PSL wildcard rule (`*.compute.amazonaws.com`) may make the variant one itself.
-      const tail = first.slice(i).join('.');
-      const ruled = getPublicSuffix(tail, { allowPrivateDomains: true, extractHostname: false }) ?? '';
-      if (ruled.split('.').length < suffix.length - 1 - i) continue;
+  for (let from = 1; from < rest.length;) {
+    const dot = rest.indexOf('.', from);
+    const to = dot < 0 ? rest.length : dot;
+    const before = rest.slice(0, from);
+    const suffixLabel = rest.slice(from, to);
+    const after = rest.slice(to);
+    from = to + 1;
+    const first = sameShapeLabel(suffixLabel, 0);
+    // Two labels or more to its right: under a public suffix only (a PSL wildcard rule, `*.compute.amazonaws.com`, may make the variant one).
+    if (after.indexOf('.', 1) > 0) {
+      const ruled = getPublicSuffix(first + after, { allowPrivateDomains: true, extractHostname: false }) ?? '';
+      if (ruled.length < after.length - 1) continue;
     }
     found.push({
-      origin: under(label, `.${first.join('.')}`),
-      confirm: under(label, `.${variant(1).join('.')}`),
-      mistake: i === suffix.length - 1 ? 'a wildcard top-level domain' : 'a wildcard over a label of the public suffix (another registrable name)',
+      origin: under(label, before + first + after),
+      confirm: under(label, before + sameShapeLabel(suffixLabel, 1) + after),
+      mistake: after === '' ? 'a wildcard top-level domain' : 'a wildcard over a label of the public suffix (another registrable name)',
     });
   }
   return found;
