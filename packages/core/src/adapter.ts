@@ -101,3 +101,4 @@ export {
   removeEarlierCorsHeaders,
 } from './nested-policies.js';
 export { answerOver, Carrier, copyOf, noteMade, noteWritten, unwrite, type WrittenNote, writePlan, writesSoFar, writtenNoteOf } from './written-responses.js';
+export { overruledCorsHeaders } from './response-bodies.js';

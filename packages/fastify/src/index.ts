@@ -13,6 +13,7 @@ import {
   earlierGrantLeft,
   isThenable,
   NO_CORS_HEADERS,
+  overruledCorsHeaders,
   removeEarlierCorsHeaders,
 } from '@ampcors/core/adapter';
 import type { CorsDecision, FastifyCorsOptions, FastifyCorsOriginFunction, FastifyCorsPolicy } from '@ampcors/core/adapter';
@@ -79,6 +80,27 @@ function fail(error: unknown, reply: FastifyReply, done: Done): void {
   done(error instanceof Error ? error : new Error(String(error)));
 }
 /**
+ * The payload to send for `payload`, which an `onSend` hook is given: a Fetch `Response` (`reply.send(response)`, one a
+ * handler returns), whose headers Fastify copies over the reply's after the hooks, becomes a copy whose `Vary` keeps the
+ * reply's names and that carries none of its CORS headers that overrule the reply's (core's response-bodies.ts); the
+ * Response itself when it has none of them; anything else as it is (a `typeof`). Throws when the Response cannot be
+ * copied (a body already read).
+ */
+function bodyOf(reply: FastifyReply, payload: unknown): unknown {
+  // Fastify's own test for a Response (any Fetch implementation's).
+  if (typeof payload !== 'object' || payload === null || Object.prototype.toString.call(payload) !== '[object Response]') return payload;
+  const response = payload as Response;
+  const ours = reply.getHeader('vary');
+  const own = response.headers.get('vary');
+  const vary = own === null || ours === undefined ? own : appendVary(own, (Array.isArray(ours) ? ours.join(',') : String(ours)).split(','));
+  const overruled = overruledCorsHeaders(response.headers, (name) => reply.hasHeader(name));
+  if (overruled.length === 0 && vary === own) return response;
+  const headers = new Headers(response.headers);
+  for (const name of overruled) headers.delete(name);
+  if (vary !== null) headers.set('vary', vary);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+/**
  * The preflights an ampCors handed over to the `OPTIONS *` route (preflightContinue): only those are answered there.
  * Shared by every installation: with two ampCors on one path (an app-wide one, a stricter one in a child context), the
  * route of the first answers what either hands over.
@@ -142,6 +164,16 @@ function install(fastify: FastifyInstance, cors: FastifyCorsPolicy): void {
       if (decided.status === 0) done();
       else void reply.code(decided.status).type(decided.contentType).send(decided.body);
     }
+  });
+  // A handler's Fetch `Response`: Fastify copies its headers over the reply after this hook (see bodyOf).
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    let body: unknown;
+    try {
+      body = bodyOf(reply, payload);
+    } catch (error) {
+      return fail(error, reply, done);
+    }
+    done(null, body);
   });
   // Lets Fastify route a preflight to a path whose routes define no OPTIONS (answered by the hook, or handed over by preflightContinue).
   const logLevel = cors.logLevel as LogLevel | undefined;

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmailSender, Verdict } from '@ampcors/core';
 import {
+  appendVary,
   applyHeadersAtomically,
   type CorsPlan,
   createKoaCorsPolicy,
@@ -19,6 +20,7 @@ import {
   type KoaCorsOptions,
   type KoaCorsOriginFunction,
   NO_CORS_HEADERS,
+  overruledCorsHeaders,
   removeEarlierCorsHeaders,
 } from '@ampcors/core/adapter';
 
@@ -133,5 +135,30 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       // An inner ampCors decided this request (in Koa, or another framework's on the Node response): its error headers stand.
       throw innermost.overruled(ctx, cors) || grantChangedSince(ctx.res, cors.headersOf(plan)) ? error : cors.errorAfter(error, plan);
     }
+    // Later middleware may have replaced the Vary or, with a Fetch `Response` as the body, the CORS headers this one wrote.
+    if (!ctx.res.headersSent && !innermost.overruled(ctx, cors)) keepDecision(ctx.res, ctx.body, plan);
   };
+}
+
+/**
+ * After later middleware, puts back what they replaced of `plan` on `res` (core's response-bodies.ts): a Fetch `Response`
+ * as the `body` (Koa 3 copies its headers over the response when it is set: `ctx.body = await fetch(upstream)`) keeps none
+ * of its CORS headers that overrule the plan's; the plan's `Vary` names are merged again (the Response's `Vary`, or a
+ * `ctx.set('Vary', …)`, replaced them). Usually a string compare: `Vary` still as this middleware wrote it.
+ */
+function keepDecision(res: ServerResponse, body: unknown, plan: CorsPlan): void {
+  if (body instanceof Response) {
+    const planned = (name: string) => plan.headers.find((header) => header[0] === name)?.[1];
+    for (const name of overruledCorsHeaders(body.headers, (name) => planned(name) !== undefined)) {
+      const value = planned(name);
+      if (value === undefined) res.removeHeader(name);
+      else res.setHeader(name, value);
+    }
+  }
+  const names = plan.vary;
+  if (names.length === 0) return;
+  const vary = res.getHeader('vary');
+  if (vary === appendVary(undefined, names)) return;
+  const merged = appendVary(vary, names);
+  if (merged !== vary) res.setHeader('vary', merged);
 }

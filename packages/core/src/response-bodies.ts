@@ -1,0 +1,53 @@
+/**
+ * A handler's Fetch API `Response` given as the body to a framework that
+ * copies its headers over the answer when it sends it, after ampcors wrote
+ * its own (Koa 3's `ctx.body = response`, Fastify 4 and 5's
+ * `reply.send(response)` or a returned Response): the usual proxy,
+ * `ctx.body = await fetch(upstream)`. Attacker's review, session 16: the
+ * upstream's `Vary: Accept-Encoding` replaced ampcors's `Vary: Origin`
+ * while `Access-Control-Allow-Origin` and `-Credentials` stayed, so a
+ * shared cache gave one Origin's answer to another; and the upstream's own
+ * CORS headers (`Access-Control-Allow-Origin: *`, or its echo of an Origin
+ * ampcors denied) replaced ampcors's decision. The adapter keeps it:
+ *
+ * 1. `Vary`: the names ampcors put on the answer are merged into the
+ *    Response's (`appendVary`; its `*` stays `*`).
+ * 2. A CORS header the answer sets (ampcors's plan) keeps ampcors's value:
+ *    the Response's is dropped.
+ * 3. A Response carrying a grant (an `Access-Control-Allow-Origin`,
+ *    `-Credentials`, `AMP-Access-Control-Allow-Source-Origin` or
+ *    `AMP-Email-Allow-Sender`: an upstream's `*`, or its echo of an Origin
+ *    ampcors denied and let through with `onDenied: 'omit'`) brings none of
+ *    its CORS headers: the answer has the plan's, and only those, as under
+ *    an earlier layer's grant (nested-policies.ts, 4.). Without one, its
+ *    other CORS headers (an `Access-Control-Expose-Headers` of its own
+ *    where the plan sets none) stay, as a handler's own headers do.
+ *
+ * The Fetch and Hono adapters write after the handler, into the Response
+ * itself (written-responses.ts), and need none of this.
+ */
+import { CORS_RESPONSE_HEADERS } from './nested-policies.js';
+
+/** 3. The headers that grant a page access by themselves (the others only widen a grant). */
+const GRANTS: readonly string[] = Object.freeze([
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'amp-access-control-allow-source-origin',
+  'amp-email-allow-sender',
+]);
+
+/**
+ * The CORS headers of `response` (a body `Response`'s headers) that must not
+ * reach the answer: all of them when one is a grant (3.), else those the
+ * answer sets (2.). Names in lower case; empty when there are none (the
+ * usual case: one `has` per CORS header name).
+ *
+ * @param sets - whether the answer (ampcors's plan, as the adapter wrote it) sets the header `name` (lower case)
+ */
+export function overruledCorsHeaders(response: Headers, sets: (name: string) => boolean): string[] {
+  const carried = CORS_RESPONSE_HEADERS.filter((name) => response.has(name));
+  // 3. A grant of its own: none of its CORS headers stay.
+  if (carried.some((name) => GRANTS.includes(name))) return carried;
+  // 2. Else ampcors's values stand where it set one.
+  return carried.filter(sets);
+}
