@@ -7,6 +7,7 @@ import type { EmailSender, Verdict } from '@ampcors/core';
 import {
   answerOver,
   clearEarlierCorsHeaders,
+  CORS_RESPONSE_HEADERS,
   type CorsPlan,
   createHonoCorsPolicy,
   fetchRequestFacts,
@@ -21,6 +22,7 @@ import {
   noteWritten,
   type OriginRewriter,
   originRewriter,
+  removeEarlierCorsHeaders,
   unwrite,
   writePlan,
   writesSoFar,
@@ -362,17 +364,45 @@ function executionAbout(executionCtx: unknown, rawOf: () => Request): unknown {
   return Object.create(executionCtx, view) as unknown;
 }
 
+/** Whether `pairs` (a plan's headers) set `name` (lower case; a few pairs: a loop, no closure). */
+function plans(pairs: ReadonlyArray<readonly [string, string]>, name: string): boolean {
+  for (let i = 0; i < pairs.length; i++) if ((pairs[i] as readonly [string, string])[0] === name) return true;
+  return false;
+}
+
+/**
+ * 4. Whether `headers`, a Response's before ampcors writes its plan into it, hold a CORS grant
+ * (`Access-Control-Allow-Origin` or `-Credentials`): one another layer made (attacker's review, session 16: `hono/cors`
+ * app-wide, or a middleware's `c.header('Access-Control-Allow-Origin', …)` before `next()`, which hono merges into the
+ * handler's Response, kept its grant on the answer of an ampCors on `/admin` denying that origin), or the handler's own.
+ * Either way this plan decides: the grant itself when the plan makes it, none of the others. Two header reads when
+ * there is none (the usual case).
+ */
+function grantOn(headers: Headers): boolean {
+  return headers.has('access-control-allow-origin') || headers.has('access-control-allow-credentials');
+}
+
+/** 4. Removes from `headers` every CORS header `pairs` (a plan's) does not set (core's nested-policies.ts). */
+function withoutCorsBeyond(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): void {
+  removeEarlierCorsHeaders({ removeHeader: (name) => headers.delete(name) }, pairs);
+}
+
 /**
  * Ends the request now: the headers set so far by earlier middleware, plus the plan's (a response ampcors wrote into
- * for another request, set by earlier middleware, without what ampcors wrote).
+ * for another request, set by earlier middleware, without what ampcors wrote). An answer ampcors makes carries no CORS
+ * header of another layer that its plan does not set (attacker's review, session 16: `hono/cors` app-wide, or a
+ * middleware's `c.header('Access-Control-Allow-Origin', …)` before `next()`, put its grant on the 403 of an ampCors on
+ * `/admin` denying that origin): core's nested-policies.ts, 4.
  */
 function end(c: Context, status: number, body: string, plan: Pick<CorsPlan, 'headers' | 'vary'>, policy: object, origin: string | null): Response {
   const res = c.res;
   const seen = writtenNoteOf(res);
-  const headers = new Headers(res.headers);
+  // A copy (every Set-Cookie kept) without the body's Content-Length and -Type and without the CORS headers the plan does not set.
+  const headers = new Headers();
+  for (const [name, value] of res.headers)
+    if (name !== 'content-length' && name !== 'content-type' && (!CORS_RESPONSE_HEADERS.includes(name) || plans(plan.headers, name)))
+      headers.append(name, value);
   if (seen !== undefined) unwrite(headers, seen);
-  headers.delete('Content-Length');
-  headers.delete('Content-Type');
   const note = writePlan(headers, plan.headers, plan.vary, null, policy, origin);
   // Not merged with the placeholder response (hono would put its Vary back over ours).
   c.res = undefined;
@@ -397,7 +427,9 @@ const innermost = new InnermostDecisions<Context>();
  * errors are left to hono's `onError`, and its response gets the CORS headers like any other. Two ampCors on one
  * request (`app.use('*', …)` and `app.use('/admin/*', …)`): the innermost decides, and the outer leaves its answer alone;
  * with the Request rebuilt between them (`app.mount`), the more restrictive of the two answers (core's nested-policies.ts, 3.);
- * under `@hono/node-server`, CORS headers another framework's layer left on the Node response are removed (4.).
+ * under `@hono/node-server`, CORS headers another framework's layer left on the Node response are removed (4.), as are
+ * those of an earlier CORS middleware of this app (`hono/cors`) that ampCors's answer does not set (a response reaching
+ * it with an `Access-Control-Allow-Origin` or `-Credentials` loses every CORS header its plan does not set).
  * @throws AmpCorsError for an invalid configuration.
  * @example app.use('/api/*', ampCors({ publishers: ['example.com'] }))
  */
@@ -458,8 +490,10 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       c.res = answer;
       return;
     }
-    if (plan.headers.length === 0 && plan.vary.length === 0) return;
     try {
+      // A grant on it that another layer made (core's nested-policies.ts, 4.): its CORS headers the plan does not set go.
+      if (grantOn(res.headers)) withoutCorsBeyond(res.headers, plan.headers);
+      else if (plan.headers.length === 0 && plan.vary.length === 0) return;
       noteWritten(res, writePlan(res.headers, plan.headers, plan.vary, null, cors, origin));
     } catch {
       // Immutable headers (a fetch() result, Response.redirect): copied once; Response.error() kept; a body already read: a 500.
@@ -468,6 +502,7 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       c.res = undefined;
       try {
         const copy = new Response(body, { status, statusText, headers });
+        if (grantOn(copy.headers)) withoutCorsBeyond(copy.headers, plan.headers);
         noteWritten(copy, writePlan(copy.headers, plan.headers, plan.vary, null, cors, origin));
         c.res = copy;
       } catch {
