@@ -7,7 +7,7 @@
  * parts; an IPv6 address written out), so every question still read the attacker's origin, the function answered
  * it (never the canary nor a look-alike), the guard passed and any such site read credentialed responses. A
  * question now has every run of a value the URL host parser reads as the real host replaced by the asked host
- * (asked-origin.ts, 5). Each attack is the attacker's read: GET with the victim's cookie from the real origin.
+ * (asked-origin.ts, 5); a run also ends where Node's legacy `url.parse` ends a host (a brace, a backquote). Each attack is the attacker's read: GET with the victim's cookie from the real origin.
  * The last block checks the other side: a function checking that origin against a list stays allowed.
  *
  * Fastify is not affected: its origin function is given the `Origin` alone, and `@fastify/cors`'s options
@@ -17,6 +17,7 @@ import { ampCors as expressAmpCors } from '@ampcors/express';
 import { ampCors as honoAmpCors } from '@ampcors/hono';
 import { ampCors as koaAmpCors } from '@ampcors/koa';
 import { createRequire } from 'node:module';
+import { parse as legacyUrlParse } from 'node:url';
 import express5 from 'express';
 import { Hono } from 'hono';
 import Koa from 'koa';
@@ -46,6 +47,13 @@ const originOfDecodedUrl: Read = (value) => {
   }
 };
 
+/** The origin Node's legacy `url.parse` reads (its host ends at a brace or a backquote, where the URL parser's does not). */
+const originOfLegacyUrl: Read = (value) => {
+  if (typeof value !== 'string') return false;
+  const parsed = legacyUrlParse(value);
+  return parsed.protocol === null || parsed.host === null ? false : `${parsed.protocol}//${parsed.host}`;
+};
+
 /** [what, the attacker's real Origin (as a browser sends it), what the attacker writes in `?src=` (before the query's own encoding)] */
 const CASES: ReadonlyArray<readonly [string, string, string]> = [
   ['IDN in Unicode (NFC)', 'https://xn--exmple-cua.com', 'https://exämple.com'],
@@ -63,11 +71,19 @@ const CASES: ReadonlyArray<readonly [string, string, string]> = [
   ['IPv4 in fewer parts', 'http://203.0.113.5', 'http://203.0.28933'],
   ['IPv4 in hex with leading zeros, upper case, a trailing dot', 'http://203.0.113.5', 'http://0X0000CB.0.113.5./x'],
   ['IPv4 as one number after userinfo, with its port', 'http://203.0.113.5:8080', 'http://a@3405803781:08080/x'],
+  ['IPv4 in its own letters after an escaped digit', 'http://203.0.113.5', 'http://%3203.0.113.5/x'],
+  ['IPv4 in its own letters and an escaped hex mark (0X is 0)', 'http://203.0.113.0', 'http://203.0.113.0%58/x'],
   ['IPv4 in full-width digits as one number', 'http://203.0.113.5', 'http://\uff13\uff14\uff10\uff15\uff18\uff10\uff13\uff17\uff18\uff11'],
   ['IPv6 written in full', 'http://[2001:db8::5]', 'http://[2001:0db8:0:0:0:0:0:5]'],
   ['IPv6 in upper case with its port', 'http://[2001:db8::5]:8080', 'http://[2001:DB8:0::0005]:8080/x'],
   ['IPv4-mapped IPv6 in dotted form', 'http://[::ffff:cb00:7105]', 'http://[::ffff:203.0.113.5]'],
   ['IPv4-mapped IPv6 written in full', 'http://[::ffff:cb00:7105]', 'http://[0:0:0:0:0:ffff:203.0.113.5]'],
+];
+/** Read by `url.parse`: the host followed by a character that ends it there only. */
+const LEGACY_CASES: ReadonlyArray<readonly [string, string, string]> = [
+  ['IDN in Unicode, then a brace', 'https://xn--exmple-cua.com', 'https://exämple.com{x}'],
+  ['IDN in Unicode, then a backquote', 'https://xn--exmple-cua.com', 'https://exämple.com`x'],
+  ['IDN with one label in Unicode, then a brace', 'https://xn--bcher-kva.evil.example.net', 'https://bücher.evil.example.net{'],
 ];
 /** The same, encoded once more than the framework decodes, read by a function decoding it once itself. */
 const ENCODED_CASES = CASES.filter(([, , src]) => !src.includes('%')).map(
@@ -126,6 +142,7 @@ describe('an origin read as new URL(src).origin, the host written in another not
   for (const [cases, read] of [
     [CASES, originOfUrl],
     [ENCODED_CASES, originOfDecodedUrl],
+    [LEGACY_CASES, originOfLegacyUrl],
   ] as const)
     for (const [what, origin, src] of cases) {
       it(`control: ${what}: the function reads the query value as ${origin}`, () => {

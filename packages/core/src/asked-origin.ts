@@ -49,18 +49,21 @@
  *    has other spellings the URL host parser reads as it (an IPv4 address:
  *    one number, hex, octal, fewer parts, a trailing dot; an IPv6 address:
  *    any RFC 4291 text; a host with `xn--` labels: any of them in Unicode,
- *    NFC or not), each reading of a value (2) is also cut into the runs a
- *    URL host could be, and a run the URL host parser reads as the real host
- *    is replaced, whole, by the asked host (or, after the real scheme and
- *    `//` and followed by the real port, with them by the asked origin; only
- *    that in the proxy headers of 1). A run ends where a URL host ends (`/ \
- *    ? # @`, `:` outside brackets) or at a character no host read as the
- *    real one contains (whitespace, controls, `+` that query parsers read as
- *    a space, `& = , ; " ' < > ^ |`), never at `%` (the host parser decodes
- *    escapes: a run cut there would be replaced in part, the rest of the host
- *    left to make it no origin at all, which a function answers as "not
- *    allowed"). A plain ASCII name has no other spelling than those of 2, so
- *    its values take no such cut.
+ *    NFC or not), each reading of a value (2) is also cut into runs, and a
+ *    run the URL host parser reads as the real host is replaced, whole, by
+ *    the asked host (or, after the real scheme and `//` and followed by the
+ *    real port, with them by the asked origin; only that in the proxy
+ *    headers of 1). A run is a longest stretch of the characters a host read
+ *    as the real one can hold (letters, digits, `-`, `.`, `_`, non-ASCII
+ *    ones), or a bracketed IPv6 text: any other character ends it, where the
+ *    URL parser ends a host (`/ \ ? # @ :`), where an older parser does
+ *    (`url.parse` at a brace or a backquote), and where query parsers read a
+ *    space (`+`).
+ *    A run never ends at `%`: the host parser decodes escapes, and a run cut
+ *    there would be replaced in part, the rest of the host making it no
+ *    origin at all, which a function answers as "not allowed". A plain
+ *    ASCII name has no other spelling than those of 2, so its values take no
+ *    such cut.
  *
  * Not replaced: an origin assembled from pieces none of which holds the real
  * host (`${q.sub}.example.net`), a body, cookies (see 4), data found by a key
@@ -331,14 +334,31 @@ function notationOf(host: string): Notation | null {
   return { kind: 'idn', ascii, unicode, longest: 8 * unicode.join('.').length };
 }
 
-/** 5. ASCII characters that end a run of a value's URL form that could be a URL host (1: ends it). */
-const ENDS_HOST_RUN = new Uint8Array(0x80);
-for (let code = 0; code <= 0x20; code++) ENDS_HOST_RUN[code] = 1;
-for (const char of '/\\?#@:[]+&=,;"\'<>^|\x7f') ENDS_HOST_RUN[char.charCodeAt(0)] = 1;
+/** 5. ASCII characters that end a run of a value's URL form (1: ends it): all but those of a host read as the real one, and `%`. */
+const ENDS_HOST_RUN = new Uint8Array(0x80).fill(1);
+for (let code = 0; code < 0x80; code++) if (/[a-zA-Z0-9._%-]/.test(String.fromCharCode(code))) ENDS_HOST_RUN[code] = 0;
 
 /** 5. Whether the code unit `code` ends a host run. */
 function endsHostRun(code: number): boolean {
   return code < 0x80 && ENDS_HOST_RUN[code] === 1;
+}
+
+/**
+ * 5. For matches of `text` in order (from `start` up to `end`), whether the
+ * run they are in (the characters around them up to the nearest ones ending
+ * a run) holds an escape. Each character is looked at once: a match in the
+ * run of the one before has its answer.
+ */
+function escapedRuns(text: string): (start: number, end: number) => boolean {
+  let runEnd = -1;
+  let escaped = false;
+  return (start, end) => {
+    if (start < runEnd) return escaped;
+    escaped = false;
+    for (let at = start - 1; at >= 0 && !endsHostRun(text.charCodeAt(at)); at--) escaped ||= escapeAt(text, at) >= 0;
+    for (runEnd = end; runEnd < text.length && !endsHostRun(text.charCodeAt(runEnd)); runEnd++) escaped ||= escapeAt(text, runEnd) >= 0;
+    return escaped;
+  };
 }
 
 /** 5. The longest IPv6 text between brackets (`[0000:…:ffff:255.255.255.255]` is 45 characters). */
@@ -503,9 +523,12 @@ class Rewriter implements OriginRewriter {
   }
 
   /** 2–3. The replacements of the real origin (and host) that `form` shows, in raw characters, in order. */
-  private found(form: Reading, host: boolean): Replacement[] {
+  private found(form: Reading, host: boolean, deeper: boolean): Replacement[] {
     const [pattern, replacedBy] = host ? this.withHost : this.originOnly;
     const found: Replacement[] = [];
+    // 5. A match inside a run holding an escape is left to the next decoding (`0.0.0.0%58` is `0.0.0.0x`, the real host
+    // too, once decoded): replaced now in part, the rest would make it no host at all.
+    const deferred = deeper && this.notation !== null && this.notation.kind !== 'ipv6' ? escapedRuns(form.text) : null;
     pattern.lastIndex = 0;
     for (let match = pattern.exec(form.text); match !== null; match = pattern.exec(form.text)) {
       let group = 1;
@@ -513,6 +536,7 @@ class Rewriter implements OriginRewriter {
       const by = replacedBy[group - 1] as string | null;
       if (by === null) continue;
       const last = match.index + match[0].length - 1;
+      if (deferred !== null && deferred(match.index, last + 1)) continue;
       const start = form.from === null ? match.index : (form.from[match.index] as number);
       const end = form.to === null ? last + 1 : (form.to[last] as number);
       const previous = found[found.length - 1];
@@ -604,8 +628,10 @@ class Rewriter implements OriginRewriter {
       const mapped = MAPPED.test(text);
       const form = (of: Reading | null) =>
         mapped ? urlForm(of ?? { text, from: null, to: null }, of !== null) : lowered(of ?? { text, from: null, to: null });
-      let found = this.found(form(reading), host);
-      if (found.length > 0 && reading === null) found = this.found(form((reading = readingAfter(raw, decodes))), host);
+      // 5. Whether a later decoding is looked at (a match in an escaped run waits for it).
+      const deeper = decodes < MAX_DECODES && text.includes('%');
+      let found = this.found(form(reading), host, deeper);
+      if (found.length > 0 && reading === null) found = this.found(form((reading = readingAfter(raw, decodes))), host, deeper);
       if (found.length > 0 || decodes === MAX_DECODES || !text.includes('%')) return found;
       try {
         text = decodeURIComponent(text);
@@ -622,9 +648,12 @@ class Rewriter implements OriginRewriter {
     if (!this.hint.test(raw)) return raw;
     let text = raw;
     if (!raw.includes('%') && !MAPPED.test(raw)) {
-      // A plain value: its one reading replaced at once (5: then its runs spelling the real host otherwise, `http://3405803781`).
-      text = raw.replace(host ? this.plainWithHost : this.plainOriginOnly, this.substitute);
-      if (this.notation !== null) text = replaced(text, this.spelledOtherwise(lowered({ text, from: null, to: null }), host, this.notation));
+      // A plain value: its one reading replaced at once (5: with its runs spelling the real host otherwise, `http://3405803781`,
+      // found in the same reading: a run `0.0.0.0x0` holds the real host `0.0.0.0` in its own letters, replaced whole).
+      text =
+        this.notation === null
+          ? raw.replace(host ? this.plainWithHost : this.plainOriginOnly, this.substitute)
+          : replaced(raw, this.found(lowered({ text: raw, from: null, to: null }), host, false));
       // Replaced by strings that cannot make the real one with their neighbours (or not replaced): nothing else shows it.
       if (text === raw || this.oneRound) return text;
     }

@@ -2,6 +2,7 @@
 // encoding the attacker chose, and never rewrite what a correct function compares the origin with.
 import fc from 'fast-check';
 import { unescape as querystringUnescape } from 'node:querystring';
+import { parse as legacyUrlParse } from 'node:url';
 import { toUnicode } from 'tr46';
 import { describe, expect, it } from 'vitest';
 import { type OriginRewriter, originRewriter } from '../src/asked-origin.js';
@@ -14,6 +15,8 @@ const CANARY = 'https://ampcorscanaryabc.invalid';
 const TWIN = 'https://evil.example.net.ampcorscanaryabc.invalid';
 
 const rewriter = (asked = CANARY): OriginRewriter => originRewriter(REAL, asked) as OriginRewriter;
+/** The rewriter from `real` to the canary. */
+const rewriterFor = (real: string): OriginRewriter => originRewriter(real, CANARY) as OriginRewriter;
 
 /** Decoders a function or framework uses: strict (`undefined` when it throws) and lenient (Node's `querystring`). */
 const DECODERS: ReadonlyArray<(text: string) => string | undefined> = [
@@ -343,23 +346,66 @@ describe('originRewriter', () => {
     const escapeSome = (text: string, escapes: readonly boolean[]) =>
       [...text].map((char, at) => (escapes[at % escapes.length] === true && !/[[\]:]/.test(char) ? encodeURIComponent(char) : char)).join('');
 
-    /** Whether `real` reads as an origin at a reading of `value`: the origins `new URL(…)` reads at each decoding (0 to 3, either decoder), `''` when it throws. */
+    /** How a function reads an origin from a URL: WHATWG `new URL`, and Node's legacy `url.parse` (its host ends at a brace or a backquote too). */
+    const URL_READERS: ReadonlyArray<(url: string) => string> = [
+      (url) => new URL(url).origin,
+      (url) => {
+        const parsed = legacyUrlParse(url);
+        return parsed.protocol === null || parsed.host === null || parsed.host === '' ? '' : `${parsed.protocol}//${parsed.host}`;
+      },
+    ];
+    /** The origins each reader reads at each reading of `value` (0 to 3 decodings, either decoder), `''` where it reads none. */
     const originsRead = (value: string): string[] =>
       DECODERS.flatMap((decode) => {
         const read: string[] = [];
         let level: string | undefined = value;
         for (let depth = 0; depth <= 3; depth++) {
-          let origin = '';
-          try {
-            origin = level === undefined ? '' : new URL(level).origin;
-          } catch {
-            // No URL: no origin.
+          for (const reader of URL_READERS) {
+            let origin = '';
+            try {
+              origin = level === undefined ? '' : reader(level);
+            } catch {
+              // No URL: no origin.
+            }
+            read.push(origin);
           }
-          read.push(origin);
           level = level === undefined ? undefined : decode(level);
         }
         return read;
       });
+
+    it('replaces a run the URL host parser reads as the real host, whole, and no other run', () => {
+      const ipv4 = originRewriter('http://203.0.113.5', 'http://ampcorscanaryabc.invalid') as OriginRewriter;
+      expect(ipv4.text('http://3405803781/x')).toBe('http://ampcorscanaryabc.invalid/x');
+      expect(ipv4.text('HTTP://a@0XCB.0.113.5.:80/x')).toBe('HTTP://a@ampcorscanaryabc.invalid:80/x');
+      expect(ipv4.text('0313.0.0161.05 and 203.0.28933')).toBe('ampcorscanaryabc.invalid and ampcorscanaryabc.invalid');
+      // An escape inside the run: the run is replaced whole once decoded, never cut at `%`.
+      expect(ipv4.text('http://34058037%381/x')).toBe('http://ampcorscanaryabc.invalid/x');
+      expect(ipv4.url('/p?src=http%3A%2F%2F3405803781%2Fx&n=1')).toBe('/p?src=http://ampcorscanaryabc.invalid%2Fx&n=1');
+      // The real host in its own letters, inside a run the host parser reads whole once decoded: the whole run.
+      expect(ipv4.text('http://%3203.0.113.5/x')).toBe('http://ampcorscanaryabc.invalid/x');
+      expect((originRewriter('http://203.0.113.0', 'http://ampcorscanaryabc.invalid') as OriginRewriter).text('http://203.0.113.0%58/x')).toBe(
+        'http://ampcorscanaryabc.invalid/x',
+      );
+      // Other addresses and numbers stay.
+      for (const other of ['http://3405803782', 'http://203.0.113.6', 'v5.0 build 120.0.0.0', 'http://0xcb.0.113.5x']) expect(ipv4.text(other)).toBe(other);
+
+      const ipv6 = originRewriter('http://[2001:db8::5]:8080', 'http://ampcorscanaryabc.invalid:8080') as OriginRewriter;
+      expect(ipv6.text('http://[2001:0DB8:0:0::0005]:08080/x')).toBe('http://ampcorscanaryabc.invalid:8080/x');
+      expect(ipv6.text('[2001:db8:0:0:0:0:0:5]')).toBe('ampcorscanaryabc.invalid');
+      expect(ipv6.text('http://[2001:db8::6]:8080')).toBe('http://[2001:db8::6]:8080');
+
+      const idn = rewriterFor('https://xn--bcher-kva.xn--exmple-cua.com');
+      expect(idn.text('https://BÜCHER.exämple.com/welcome')).toBe(`${CANARY}/welcome`);
+      expect(idn.text('https://bu\u0308cher\u3002xn--exmple-cua.com')).toBe(CANARY);
+      expect(idn.text('https://u:p@b%C3%BCcher.exämple.com:443')).toBe(`https://u:p@ampcorscanaryabc.invalid:443`);
+      // Where `url.parse` ends the host: a brace, a backquote.
+      expect(idn.text('https://bücher.exämple.com{x}')).toBe(`${CANARY}{x}`);
+      expect(idn.text('https://bücher.exämple.com.x https://exämple.com')).toBe('https://bücher.exämple.com.x https://exämple.com');
+      // The proxy headers naming the server's host: only an origin.
+      expect(idn.header('x-forwarded-host', 'bücher.exämple.com')).toBe('bücher.exämple.com');
+      expect(idn.header('forwarded', 'for=https://bücher.exämple.com')).toBe(`for=${CANARY}`);
+    });
 
     it('property: a value the URL parser reads as the real origin, at any decoding, reads as the asked one in every question', () => {
       const value = fc.record({
@@ -370,7 +416,7 @@ describe('originRewriter', () => {
         slashes: fc.constantFrom('//', '\\\\', '/\\', '', '///'),
         userinfo: fc.constantFrom('', 'u@', 'u:p@', '%40@'),
         portForm: fc.constantFrom('plain', 'zeros', 'default'),
-        path: fc.constantFrom('', '/', '/welcome?next=%2F', '#top', '?q=1'),
+        path: fc.constantFrom('', '/', '/welcome?next=%2F', '#top', '?q=1', '{x}', '`x', '!x'),
         escapes: fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }),
         escaped: fc.boolean(),
         depth: fc.nat(2),
