@@ -48,10 +48,12 @@
  *    and fails it after t + 2 s otherwise (the questions cannot be asked
  *    alongside the real one: they depend on its answer, and 4 skips them
  *    for an answer already checked).
- * 4. The cost: the delegate is asked 1 + the look-alike count more times
- *    (ten for `https://www.example.com`, thirteen for
- *    `http://192.168.1.20`, ten for an IPv6 address; a same-shape look-alike that was
- *    allowed adds its confirmation) per allowed credentialed request
+ * 4. The cost: the delegate is asked 2 + the look-alike count more times
+ *    (the canary twice, since a "no" right after its "yes" to the real
+ *    request is asked again: `askedInTurn`; eleven for
+ *    `https://www.example.com`, fourteen for `http://192.168.1.20`, eleven
+ *    for an IPv6 address; a same-shape look-alike that was allowed adds its
+ *    confirmation, twice when not allowed) per allowed credentialed request
  *    (a delegate with side effects sees them; an asynchronous one sees them
  *    at once). Not again for an answer object already checked and
  *    unchanged since (the same policy from `corsPackagePolicies`, which
@@ -76,13 +78,16 @@
  * global, a cookie (the server may have set it from a checked origin; a
  * cookie it set from the `Origin` itself stays undetectable), the body, a
  * session or a database keyed by the request, and an origin assembled from
- * pieces none of which holds its host (`https://${req.query.sub}.example.net`).
+ * pieces none of which holds its host (`https://${req.query.sub}.example.net`);
+ * and, as for an origin function, a delegate whose answers depend on its
+ * earlier calls otherwise than `askedInTurn` undoes (a memo around a `g`
+ * RegExp, a `g` or `y` RegExp tested after waiting on I/O).
  */
 import type { CorsDecision } from './cors-policy.js';
 import type { CorsRequest } from './cors-response.js';
 import { type CorsPackageDelegate, type CorsPackageOptions, type CorsPackagePolicy, corsPackagePolicies } from './drop-in-cors.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
-import { canaryLike, isUnansweredRefusal, type LookAlike, lookAlikes, QUESTION_TIMEOUT_MS, unansweredRefusal } from './legacy-origin-option.js';
+import { askedInTurn, canaryLike, isUnansweredRefusal, type LookAlike, lookAlikes, QUESTION_TIMEOUT_MS, unansweredRefusal } from './legacy-origin-option.js';
 import { askOriginCallback } from './origin-callback.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import { isThenable } from './request-facts.js';
@@ -227,18 +232,19 @@ export function guardedDelegatePolicies<R>(
    * configuration (a canary host can be refused where a real one is not:
    * `publishers: [its host]` for the AMP cache canary). One canary turn per
    * request otherwise, so that the canaries cycle through every host.
+   * `asking` asks the delegate about the request made about an origin.
    */
-  const canaryFinding = (req: R, request: CorsRequest, shape: ParsedOrigin, waiting: Waiting): Finding | Promise<Finding> => {
+  const canaryFinding = (asking: (canary: string) => Finding | Promise<Finding>, shape: ParsedOrigin, waiting: Waiting): Finding | Promise<Finding> => {
     const first = canaryLike(shape);
     waiting.unanswered = first;
-    const firstFinding = ask(req, request, first);
+    const firstFinding = asking(first);
     const conclude = (found: Finding): Finding | Promise<Finding> => {
       if (found !== 'invalid') return found;
       // Other requests may have taken canaries meanwhile: the next one can have the first's host again, never twice.
       let second = canaryLike(shape);
       if (second === first) second = canaryLike(shape);
       waiting.unanswered = second;
-      const secondFinding = ask(req, request, second);
+      const secondFinding = asking(second);
       const last = (again: Finding): Finding => (again === 'invalid' ? 'not-allowed' : again);
       return isThenable(secondFinding) ? secondFinding.then(last) : last(secondFinding);
     };
@@ -250,9 +256,17 @@ export function guardedDelegatePolicies<R>(
    * canary shaped like it or one of its look-alikes, or the failure of a
    * question left unanswered: the canary is asked first; a synchronous yes
    * ends the questions, pending ones are awaited together, bounded as a
-   * whole ({@link firstRefusal}).
+   * whole ({@link firstRefusal}). They follow the delegate's "yes" to the
+   * real request, and each "no" right after a "yes" is asked once more
+   * (`askedInTurn`: a delegate testing a RegExp with the `g` or `y` flag
+   * says "no" to whatever follows a "yes").
    */
   const refusalOf = (req: R, request: CorsRequest, origin: string): AmpCorsError | undefined | Promise<AmpCorsError | undefined> => {
+    const asking = askedInTurn(
+      (asked: string) => ask(req, request, asked),
+      true,
+      (found) => found === 'allowed',
+    );
     const parsed = parseOrigin(origin);
     const outcomes: Array<Outcome | Promise<Outcome>> = [];
     const asked: Waiting[] = [];
@@ -265,17 +279,17 @@ export function guardedDelegatePolicies<R>(
       return outcome instanceof AmpCorsError ? outcome : undefined;
     };
     const canary: Waiting = { unanswered: '', canary: true };
-    const byCanary = add(canaryFinding(req, request, parsed.ok ? parsed : HTTPS_SHAPE, canary), canary, () => delegateRefusal(canary.unanswered));
+    const byCanary = add(canaryFinding(asking, parsed.ok ? parsed : HTTPS_SHAPE, canary), canary, () => delegateRefusal(canary.unanswered));
     if (byCanary !== undefined) return byCanary;
     for (const twin of parsed.ok ? lookAlikes(parsed) : []) {
       // A same-shape look-alike counts once its confirmation is allowed too (asked only then: a list may name the first).
       const { confirm } = twin;
       const waiting: Waiting = { unanswered: twin.origin, canary: false };
-      const first = ask(req, request, twin.origin);
+      const first = asking(twin.origin);
       const confirmed = (settled: Finding) => {
         if (settled !== 'allowed' || confirm === undefined) return settled;
         waiting.unanswered = confirm;
-        return ask(req, request, confirm);
+        return asking(confirm);
       };
       const byTwin = add(isThenable(first) ? first.then(confirmed) : confirmed(first), waiting, () => lookAlikeRefusal(origin, twin));
       if (byTwin !== undefined) return byTwin;

@@ -868,21 +868,75 @@ function originOf(question: Question): string {
 }
 
 /**
+ * Asks questions in turn through `ask`, and asks once more, at once, each
+ * one answered "no" right after a "yes" (in the order asked; `afterYes` says
+ * what the call before the first one answered): a function whose answer
+ * depends on its previous call says "no" to whatever follows a "yes". The
+ * usual one tests a RegExp with the `g` or `y` flag that it holds
+ * (`o => re.test(o)`): `test()` starts at `lastIndex`, which a match leaves
+ * at its end, so the next origin is not matched; a "no" resets it to 0, so
+ * the second asking is answered as the pattern reads (attacker's review,
+ * session 16: every look-alike confirmation, asked right after its
+ * look-alike was allowed, was a "no", and `example\.[a-z]{2,6}` passed).
+ * ampcors clones an `origin` RegExp without those flags, but cannot clone
+ * one a function holds. A "yes" is taken as it is (such a pattern's "yes" is
+ * a match). For answers that arrive later, "right after" is the order the
+ * questions were asked in: the order a function runs them in when it reads
+ * the origin synchronously or in a microtask; an asynchronous function that
+ * waits on I/O first runs them in any order, mixed with other requests'
+ * calls, and is not made reliable by this. A pure function pays one question
+ * more per "no" after a "yes": the first question after an allowed origin's
+ * own "yes", and a confirmation that was not allowed. After a "yes" already
+ * known, a pending answer is asked again without waiting for it, so that a
+ * slow function is not waited on twice (the questions keep their one bound).
+ *
+ * @param ask - asks about one origin; never throws nor rejects
+ * @param afterYes - whether the call just before the first question was answered "yes"
+ * @param allows - whether an answer is a "yes" (by default, `true` is)
+ * @returns asks about one origin, in turn with the others it asks
+ */
+export function askedInTurn<A>(
+  ask: (origin: string) => A | Promise<A>,
+  afterYes: boolean,
+  allows: (answer: A) => boolean = (answer) => answer === true,
+): (origin: string) => A | Promise<A> {
+  let previous: boolean | Promise<boolean> = afterYes;
+  const call = (origin: string): A | Promise<A> => {
+    const answer = ask(origin);
+    previous = then(answer, allows);
+    return answer;
+  };
+  return (origin) => {
+    const before = previous;
+    const answer = call(origin);
+    // After a known "yes", an answer still pending is asked again at once: its "no" would otherwise cost a second wait.
+    if (before === true && isThenable(answer)) {
+      const again = call(origin);
+      return then(answer, (settled) => (allows(settled) ? settled : again));
+    }
+    return then(answer, (settled) => (allows(settled) ? settled : then(before, (yes) => (yes ? call(origin) : settled))));
+  };
+}
+
+/**
  * Asks about each question (a canary origin, or a look-alike): the first one
  * allowed, `undefined` when every one was answered "not allowed", or the
  * first one left {@link Unanswered} when none was allowed. A synchronous yes
  * ends the questions at once; answers still pending are awaited together
  * under one bound, {@link QUESTION_TIMEOUT_MS} from now, confirmations
  * included, and a yes ends the wait. A look-alike's `confirm`
- * ({@link LookAlike}) is asked only once the look-alike was allowed.
+ * ({@link LookAlike}) is asked only once the look-alike was allowed. The
+ * questions follow the allowed origin's own "yes", and each "no" right after
+ * a "yes" is asked once more ({@link askedInTurn}).
  */
 function firstAllowed(ask: OriginAsk, questions: readonly Question[]): Question | Unanswered | undefined | Promise<Question | Unanswered | undefined> {
+  const inTurn = askedInTurn((origin) => answerOf(ask, origin), true);
   const answers: Array<boolean | Promise<boolean>> = [];
   // A confirmation being asked, by its question's index (for the name of an unanswered one).
   const confirming: string[] = [];
   for (let at = 0; at < questions.length; at++) {
     const question = questions[at] as Question;
-    const asked = answerOf(ask, originOf(question));
+    const asked = inTurn(originOf(question));
     // A look-alike with a second of its shape counts once both are allowed (the second asked only then).
     const confirm = typeof question === 'string' ? undefined : question.confirm;
     const answer =
@@ -891,7 +945,7 @@ function firstAllowed(ask: OriginAsk, questions: readonly Question[]): Question 
         : then(asked, (yes) => {
             if (!yes) return false;
             confirming[at] = confirm;
-            return answerOf(ask, confirm);
+            return inTurn(confirm);
           });
     if (answer === true) return question;
     answers.push(answer);
@@ -926,7 +980,8 @@ const NOTHING: OriginMatcher = () => false;
  * pairs credentials with an origin the function did not choose:
  *
  * 1. At construction, with credentials, `probe` is asked about every canary
- *    origin (origins no configuration can name). An answer allowing one —
+ *    origin (origins no configuration can name; a "no" right after a "yes"
+ *    is asked once more, {@link askedInTurn}). An answer allowing one —
  *    `true`, `'*'`, the canary itself, a pattern matching it — refuses the
  *    configuration with the error of `true` + credentials: thrown here when
  *    the function answered synchronously; when it answers later (callback,
@@ -977,7 +1032,10 @@ const NOTHING: OriginMatcher = () => false;
  *    `myapp-abc123xyz-team.vercel.app`, thirteen for `http://192.168.1.20`,
  *    six for `http://127.0.0.1:3000`, ten for any IPv6 address but
  *    `[::1]`, two for it; fewer after a synchronous yes; a
- *    same-shape look-alike that was allowed adds its confirmation): a
+ *    same-shape look-alike that was allowed adds its confirmation; and a
+ *    question answered "no" right after a "yes" is asked once more,
+ *    {@link askedInTurn}: the first one, after the origin's own "yes", so
+ *    one more for every allowed credentialed request): a
  *    function with side effects (logging,
  *    counting, a database) sees them, and a function that waits sees them
  *    all at once. It holds for a function that starts allowing everything
@@ -997,7 +1055,12 @@ const NOTHING: OriginMatcher = () => false;
  * one (one question more, not two), so a function that answers
  * asynchronously and allows a site and every IPv6 address answers the
  * site's requests until its construction answers arrive (a request from an
- * IPv6 address is asked about IPv6 ones).
+ * IPv6 address is asked about IPv6 ones); a function whose answer depends
+ * on earlier calls otherwise than {@link askedInTurn} undoes (a memo around
+ * a `g` RegExp keeps its first, wrong, answer; a counter), or that waits on
+ * I/O before testing a `g` or `y` RegExp (concurrent requests' calls come
+ * between its questions): remove the flags, ampcors cannot clone a RegExp
+ * the function holds.
  *
  * @param probe - asks the function about an origin outside any request (construction)
  * @param credentials - whether responses may carry credentials
@@ -1011,9 +1074,10 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
   // 3. An allowed origin and its look-alike the function allowed too, once seen: every credentialed allow fails from then on.
   let shown: readonly [string, LookAlike] | undefined;
   if (credentials) {
-    // A canary with a confirmation counts once both are allowed (the confirmation asked only then).
+    // A canary with a confirmation counts once both are allowed (the confirmation asked only then); a "no" right after a "yes" is asked again.
+    const inTurn = askedInTurn((origin) => answerOf(probe, origin), false);
     const answers = CANARIES.map(
-      ({ origin, confirm }) => [origin, then(answerOf(probe, origin), (yes) => (yes && confirm !== undefined ? answerOf(probe, confirm) : yes))] as const,
+      ({ origin, confirm }) => [origin, then(inTurn(origin), (yes) => (yes && confirm !== undefined ? inTurn(confirm) : yes))] as const,
     );
     const now = answers.find(([, allowed]) => allowed === true);
     if (now !== undefined) throw refusal(now[0]);

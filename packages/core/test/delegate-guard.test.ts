@@ -75,8 +75,8 @@ function unsafe(outcome: Outcome): boolean {
 }
 
 const host = (origin: string) => new URL(origin).hostname;
-/** How many more times the delegate is asked about an allowed credentialed request from `origin`: a canary, and each look-alike. */
-const questions = (origin: string) => 1 + lookAlikes(parseOrigin(origin) as ParsedOrigin).length;
+/** How many more times the delegate is asked about an allowed credentialed request from `origin`: a canary (twice: a "no" right after the delegate's "yes" is asked again), and each look-alike. */
+const questions = (origin: string) => 2 + lookAlikes(parseOrigin(origin) as ParsedOrigin).length;
 
 /** Delegates that copy the request's Origin into a credentialed answer, in every shape an answer can carry it. */
 const REFLECTING: ReadonlyArray<[string, Delegate]> = [
@@ -357,10 +357,11 @@ describe('what is asked, and what it costs', () => {
     await decide(delegate, get(A), { origin: A, tenant: 't1' });
     expect(questions(A)).toBeGreaterThan(1);
     expect(calls).toHaveLength(3 + questions(A));
-    // Each question is the same request about another Origin: the canary first, then the look-alikes.
+    // Each question is the same request about another Origin: the canary first (twice: a "no" right after the delegate's "yes"), then the look-alikes.
     expect(calls.slice(3).every((req) => req.tenant === 't1')).toBe(true);
     expect(calls[3]?.origin).toMatch(/ampcorscanary/);
-    expect(calls.slice(4).map((req) => req.origin)).toEqual(lookAlikes(parseOrigin(A) as ParsedOrigin).map((twin) => twin.origin));
+    expect(calls[4]?.origin).toBe(calls[3]?.origin);
+    expect(calls.slice(5).map((req) => req.origin)).toEqual(lookAlikes(parseOrigin(A) as ParsedOrigin).map((twin) => twin.origin));
   });
 
   it('one unchanged shared answer object is checked once; a changed one again', async () => {

@@ -604,27 +604,29 @@ describe('guardOriginFunction with credentials: look-alikes of each allowed orig
     asked.length = 0;
     source().verify('https://www.example.com');
     expect(asked[0]).toBe('https://www.example.com');
-    // The look-alikes themselves: none allowed, so no confirmation is asked (nine for www.example.com, a documentation address the last).
-    expect(asked.slice(2)).toEqual(lookAlikes(parsed('https://www.example.com')).map(({ origin }) => origin));
-    expect(asked).toHaveLength(2 + 9);
+    // The canary, asked once more (a "no" right after the origin's "yes"), then the look-alikes themselves: none allowed, so no
+    // confirmation is asked (nine for www.example.com, a documentation address the last).
+    expect(asked[2]).toBe(asked[1]);
+    expect(asked.slice(3)).toEqual(lookAlikes(parsed('https://www.example.com')).map(({ origin }) => origin));
+    expect(asked).toHaveLength(3 + 9);
     asked.length = 0;
     source().verify('https://evil.com');
     expect(asked).toEqual(['https://evil.com']);
     const loose = guarded((o) => o.startsWith('https://example.com'));
     loose.asked.length = 0;
     expect(() => loose.source().verify('https://example.com')).toThrow(/look-alike/);
-    // The origin, the canary (denied), then the extended host (allowed): no more.
-    expect(loose.asked.map((o) => o.replace(LABEL, 'L')).slice(2)).toEqual(['https://example.com.L.invalid']);
+    // The origin, the canary (denied, twice), then the extended host (allowed): no more.
+    expect(loose.asked.map((o) => o.replace(LABEL, 'L')).slice(3)).toEqual(['https://example.com.L.invalid']);
   });
 
   it("asks a same-shape look-alike's confirmation only once it was allowed: a list naming it by chance is allowed, a wildcard is refused", async () => {
     const list = guarded((o) => ['https://shop1.com', 'https://shop7.com'].includes(o));
     list.asked.length = 0;
     expect(await verdictOf(() => list.source().verify('https://shop1.com'))).toBe('allowed https://shop1.com');
-    // shop7 (the variant) allowed, shop4 (its confirmation) not: asked right after it, once.
+    // shop7 (the variant) allowed, shop4 (its confirmation) not: asked right after it, and once more (a "no" right after a "yes").
     const variant = list.asked.indexOf('https://shop7.com');
-    expect(list.asked.slice(variant, variant + 2)).toEqual(['https://shop7.com', 'https://shop4.com']);
-    expect(list.asked.filter((o) => o === 'https://shop4.com')).toHaveLength(1);
+    expect(list.asked.slice(variant, variant + 3)).toEqual(['https://shop7.com', 'https://shop4.com', 'https://shop4.com']);
+    expect(list.asked.filter((o) => o === 'https://shop4.com')).toHaveLength(2);
     const wildcard = guarded(async (o) => /^https:\/\/shop[0-9]\.com$/.test(o));
     expect(await verdictOf(() => wildcard.source().verify('https://shop1.com'))).toContain(
       'also https://shop7.com, a look-alike anyone could register (a fixed-length wildcard inside the registrable domain)',
@@ -741,7 +743,8 @@ describe("IP origins with credentials (attacker's review, session 15, helper-69)
       const { asked, source } = guarded((o) => o === origin);
       asked.length = 0;
       expect(await verdictOf(() => source().verify(origin))).toBe(`allowed ${origin}`);
-      expect(asked.length - 1, origin).toBe(questions);
+      // The origin, and the canary asked once more (a "no" right after the origin's "yes"), besides the questions.
+      expect(asked.length - 2, origin).toBe(questions);
     }
   });
 
