@@ -98,6 +98,7 @@ export {
   NO_CORS_HEADERS,
   type NodeResponseLike,
   nodeResponseIn,
+  pairsOverUnnoted,
   removeEarlierCorsHeaders,
 } from './nested-policies.js';
 export { answerOver, Carrier, copyOf, noteMade, noteWritten, unwrite, type WrittenNote, writePlan, writesSoFar, writtenNoteOf } from './written-responses.js';

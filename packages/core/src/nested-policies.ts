@@ -60,6 +60,12 @@
  *    removes every CORS header found there ({@link clearEarlierCorsHeaders}):
  *    its own answer carries all of its own. Whatever was before ampCors,
  *    the later (inner) ampCors decides.
+ * 5. A layer between two ampCors rebuilt the inner's answer (a new Response
+ *    without its note: `hono/compress`, `hono/etag`'s 304, Hono's `HEAD`
+ *    answer), the Request rebuilt too (`app.mount`) or not: a layer meeting
+ *    a Response without a note, after ampcors wrote while its handler ran,
+ *    that looks like an answer of ampcors ({@link pairsOverUnnoted}), adds
+ *    no grant beyond what it already holds.
  *
  * The names and the rule live here once; the adapters only say where their
  * verdict is kept and how their response removes a header.
@@ -224,4 +230,45 @@ export function clearEarlierCorsHeaders(target: NodeResponseLike): void {
   } catch {
     // Nothing can be removed from it: its headers were sent, and the answer ampcors makes is not.
   }
+}
+
+/** Whether a `Vary` value names `Origin` (or is `*`), in any case. */
+function variesOnOrigin(vary: string | null): boolean {
+  if (vary === null) return false;
+  for (const name of vary.split(',')) {
+    const trimmed = name.trim().toLowerCase();
+    if (trimmed === 'origin' || trimmed === '*') return true;
+  }
+  return false;
+}
+
+/**
+ * 5. The answer to a Response that carries no note (written-responses.ts)
+ * but may be an inner layer's answer rebuilt by a layer between the two
+ * (`hono/compress`, `hono/etag`'s 304, Hono's `HEAD` answer `new
+ * Response(null, res)`, `c.res = new Response(c.res.body, c.res)`: a new
+ * Response without the note; attacker's review, session 16: the outer then
+ * wrote its allow, with credentials, over the inner's denial). Called by
+ * an adapter only when ampcors wrote into some Response while its handler
+ * ran (`writesSoFar()` moved: an inner layer, or another request in
+ * flight, which no rule can tell apart). When `headers` look like an
+ * answer ampcors wrote (`Vary` naming `Origin`, or an
+ * `Access-Control-Allow-Origin` or `-Credentials`), the layer gives the
+ * more restrictive answer, as for a noted Response (3.): every CORS header
+ * that is not one its plan `pairs` sets with the same value is removed, and
+ * the pairs returned are those of the plan already there with that value
+ * (the adapter writes those, and its `Vary`): no grant beyond what the
+ * Response already holds. Else `pairs` itself (the usual answer).
+ *
+ * The cost of the rule: a handler's own Response that varies on `Origin`
+ * or carries a CORS grant (a proxied upstream's), answered while another
+ * request's answer is written, gets no grant of this layer beyond the one
+ * it already holds (a denial the client may retry). Three header reads,
+ * only when the count moved; none on the usual path.
+ */
+export function pairsOverUnnoted(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): ReadonlyArray<readonly [string, string]> {
+  if (!headers.has(ALLOW_ORIGIN) && !headers.has(ALLOW_CREDENTIALS) && !variesOnOrigin(headers.get('vary'))) return pairs;
+  const kept = pairs.filter(([name, value]) => headers.get(name) === value);
+  for (const name of CORS_RESPONSE_HEADERS) if (headers.has(name) && !sets(kept, name)) headers.delete(name);
+  return kept;
 }

@@ -16,6 +16,7 @@ import {
   nodeResponseIn,
   noteMade,
   noteWritten,
+  pairsOverUnnoted,
   writePlan,
   writesSoFar,
   writtenNoteOf,
@@ -169,9 +170,14 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>,
     }
   }
   if (plan.headers.length === 0 && plan.vary.length === 0) return response;
-  const { pairs, varyNames, vary } = listsOf(plan);
+  const lists = listsOf(plan);
+  const { varyNames, vary } = lists;
+  let { pairs } = lists;
+  // Ampcors wrote while the handler ran: an inner answer rebuilt without its note gets no grant beyond its own (core's nested-policies.ts, 5.).
+  const moved = since < writesSoFar();
   try {
     // 1. In place.
+    if (moved) pairs = pairsOverUnnoted(response.headers, pairs);
     noteWritten(response, writePlan(response.headers, pairs, varyNames, vary, policy, origin));
     return response;
   } catch {
@@ -181,6 +187,7 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>,
       const { body, status, statusText, headers } = response;
       if (typeof status !== 'number') return failure();
       const copy = new Response(body, { status, statusText, headers });
+      if (moved) pairs = pairsOverUnnoted(copy.headers, lists.pairs);
       noteWritten(copy, writePlan(copy.headers, pairs, varyNames, vary, policy, origin));
       return copy;
     } catch {

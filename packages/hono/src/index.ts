@@ -22,6 +22,7 @@ import {
   noteWritten,
   type OriginRewriter,
   originRewriter,
+  pairsOverUnnoted,
   removeEarlierCorsHeaders,
   unwrite,
   writePlan,
@@ -490,11 +491,16 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       c.res = answer;
       return;
     }
+    // Ampcors wrote while the handler ran: an inner answer rebuilt without its note (`hono/compress`, `hono/etag`, a HEAD
+    // request) gets no grant beyond its own (core's nested-policies.ts, 5.).
+    const moved = since < writesSoFar();
+    let pairs = plan.headers;
     try {
+      if (moved) pairs = pairsOverUnnoted(res.headers, pairs);
       // A grant on it that another layer made (core's nested-policies.ts, 4.): its CORS headers the plan does not set go.
-      if (grantOn(res.headers)) withoutCorsBeyond(res.headers, plan.headers);
-      else if (plan.headers.length === 0 && plan.vary.length === 0) return;
-      noteWritten(res, writePlan(res.headers, plan.headers, plan.vary, null, cors, origin));
+      if (grantOn(res.headers)) withoutCorsBeyond(res.headers, pairs);
+      else if (pairs.length === 0 && plan.vary.length === 0) return;
+      noteWritten(res, writePlan(res.headers, pairs, plan.vary, null, cors, origin));
     } catch {
       // Immutable headers (a fetch() result, Response.redirect): copied once; Response.error() kept; a body already read: a 500.
       const { body, status, statusText, headers } = c.res;
@@ -502,8 +508,9 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       c.res = undefined;
       try {
         const copy = new Response(body, { status, statusText, headers });
-        if (grantOn(copy.headers)) withoutCorsBeyond(copy.headers, plan.headers);
-        noteWritten(copy, writePlan(copy.headers, plan.headers, plan.vary, null, cors, origin));
+        if (moved) pairs = pairsOverUnnoted(copy.headers, plan.headers);
+        if (grantOn(copy.headers)) withoutCorsBeyond(copy.headers, pairs);
+        noteWritten(copy, writePlan(copy.headers, pairs, plan.vary, null, cors, origin));
         c.res = copy;
       } catch {
         end(c, 500, 'Internal Server Error\n', FAILED, cors, origin);
