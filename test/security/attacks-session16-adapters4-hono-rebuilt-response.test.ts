@@ -43,7 +43,8 @@ describe('Fetch withAmpCors (partner allowed) around a Hono app whose ampCors on
           app.get('/admin/secret', (c) => c.text(SECRET));
           const outer = withAmpCors((req: Request) => app.fetch(req), OUTER);
           const headers: Record<string, string> = { origin: PARTNER, 'accept-encoding': 'gzip' };
-          if (between === 'hono/etag 304') headers['if-none-match'] = (await app.request('/admin/secret', { headers: { origin: OWN } })).headers.get('etag') ?? '';
+          if (between === 'hono/etag 304')
+            headers['if-none-match'] = (await app.request('/admin/secret', { headers: { origin: OWN } })).headers.get('etag') ?? '';
           const r = await outer(new Request('https://api.example.com/admin/secret', { method, headers }));
           expect([r.headers.get('access-control-allow-origin'), r.headers.get('access-control-allow-credentials')]).toEqual([null, null]);
         });
@@ -53,7 +54,10 @@ describe('Fetch withAmpCors (partner allowed) around a Hono app whose ampCors on
     app.use(compress());
     app.use('/admin/*', ampCors(INNER));
     app.get('/admin/secret', (c) => c.text(SECRET));
-    const r = await withAmpCors((req: Request) => app.fetch(req), OUTER)(new Request('https://api.example.com/admin/secret', { headers: { origin: OWN, 'accept-encoding': 'gzip' } }));
+    const r = await withAmpCors(
+      (req: Request) => app.fetch(req),
+      OUTER,
+    )(new Request('https://api.example.com/admin/secret', { headers: { origin: OWN, 'accept-encoding': 'gzip' } }));
     expect([r.status, r.headers.get('access-control-allow-origin'), r.headers.get('content-encoding')]).toEqual([200, OWN, 'gzip']);
   });
 });
@@ -63,7 +67,10 @@ describe('Hono app-wide ampCors (partner allowed), hono/compress, and app.mount 
     const app = new Hono();
     app.use(ampCors(OUTER));
     app.use(compress());
-    app.mount('/admin', withAmpCors(() => new Response(SECRET, { headers: { 'content-type': 'text/plain' } }), { ...INNER, onDenied: 'omit' }));
+    app.mount(
+      '/admin',
+      withAmpCors(() => new Response(SECRET, { headers: { 'content-type': 'text/plain' } }), { ...INNER, onDenied: 'omit' }),
+    );
     const r = await app.request('/admin/secret', { headers: { origin: PARTNER, 'accept-encoding': 'gzip' } });
     expect(r.headers.get('content-encoding')).toBe('gzip');
     expect([r.headers.get('access-control-allow-origin'), r.headers.get('access-control-allow-credentials')]).toEqual([null, null]);
@@ -79,7 +86,10 @@ describe('more layers that rebuild the answer between two ampCors', () => {
         const app = new Hono();
         app.use(ampCors(OUTER));
         app.use(compress());
-        app.mount('/admin', withAmpCors(() => new Response(SECRET, { headers: { 'content-type': 'text/plain' } }), { ...INNER, onDenied }));
+        app.mount(
+          '/admin',
+          withAmpCors(() => new Response(SECRET, { headers: { 'content-type': 'text/plain' } }), { ...INNER, onDenied }),
+        );
         const r = await app.request('/admin/secret', { method, headers: { origin: PARTNER, 'accept-encoding': 'gzip' } });
         expect(grantOf(r)).toEqual([null, null]);
         if (onDenied === 'reject') expect(r.status).toBe(403);
@@ -117,14 +127,28 @@ describe('more layers that rebuild the answer between two ampCors', () => {
     }
   });
 
+  it('app-wide Hono ampCors, compress, a route handing its own Request to a withAmpCors denying the partner: no grant; the publisher keeps its own', async () => {
+    const inner = withAmpCors(() => new Response(SECRET), { ...INNER, onDenied: 'omit' });
+    const app = new Hono();
+    app.use(ampCors(OUTER));
+    app.use(compress());
+    app.all('/admin/*', (c) => inner(c.req.raw));
+    const denied = await app.request('/admin/secret', { headers: { origin: PARTNER, 'accept-encoding': 'gzip' } });
+    expect(denied.headers.get('content-encoding')).toBe('gzip');
+    expect(grantOf(denied)).toEqual([null, null]);
+    const allowed = await app.request('/admin/secret', { headers: { origin: OWN, 'accept-encoding': 'gzip' } });
+    expect(grantOf(allowed)).toEqual([OWN, 'true']);
+  });
+
   it('an inner allow without credentials, rebuilt: the outer adds no credentials and no exposed header of its own', async () => {
     const app = new Hono();
     app.use(compress());
     app.use('/admin/*', ampCors({ origin: PARTNER }));
     app.get('/admin/secret', (c) => c.text(SECRET));
-    const r = await withAmpCors((req: Request) => app.fetch(req), OUTER)(
-      new Request('https://api.example.com/admin/secret', { headers: { origin: PARTNER, 'accept-encoding': 'gzip' } }),
-    );
+    const r = await withAmpCors(
+      (req: Request) => app.fetch(req),
+      OUTER,
+    )(new Request('https://api.example.com/admin/secret', { headers: { origin: PARTNER, 'accept-encoding': 'gzip' } }));
     expect(r.headers.get('content-encoding')).toBe('gzip');
     expect(grantOf(r)).toEqual([PARTNER, null]);
     const alone = await app.request('/admin/secret', { headers: { origin: PARTNER } });
@@ -133,9 +157,10 @@ describe('more layers that rebuild the answer between two ampCors', () => {
   });
 
   it('control: one ampCors, nothing written while the handler ran: a handler answer with Vary: Origin gets the grant', async () => {
-    const r = await withAmpCors(() => new Response('ok', { headers: { vary: 'Origin' } }), OUTER)(
-      new Request('https://api.example.com/x', { headers: { origin: PARTNER } }),
-    );
+    const r = await withAmpCors(
+      () => new Response('ok', { headers: { vary: 'Origin' } }),
+      OUTER,
+    )(new Request('https://api.example.com/x', { headers: { origin: PARTNER } }));
     expect(grantOf(r)).toEqual([PARTNER, 'true']);
     const app = new Hono();
     app.use(ampCors(OUTER));
@@ -144,7 +169,7 @@ describe('more layers that rebuild the answer between two ampCors', () => {
   });
 });
 
-describe('pairsOverUnnoted (core), from the attacker\'s side', () => {
+describe("pairsOverUnnoted (core), from the attacker's side", () => {
   const PLAN: ReadonlyArray<readonly [string, string]> = [
     ['access-control-allow-origin', PARTNER],
     ['access-control-allow-credentials', 'true'],
@@ -153,7 +178,10 @@ describe('pairsOverUnnoted (core), from the attacker\'s side', () => {
   it('a Response naming no Origin in Vary and holding no grant: the plan itself, the headers untouched', () => {
     const headers = new Headers({ vary: 'Accept-Encoding', 'access-control-max-age': '600' });
     expect(pairsOverUnnoted(headers, PLAN)).toBe(PLAN);
-    expect([...headers]).toEqual([['access-control-max-age', '600'], ['vary', 'Accept-Encoding']]);
+    expect([...headers]).toEqual([
+      ['access-control-max-age', '600'],
+      ['vary', 'Accept-Encoding'],
+    ]);
   });
   for (const vary of ['Origin', 'accept-encoding, ORIGIN', ' origin ', '*'])
     it(`Vary "${vary}" and no grant (an inner denial): nothing kept, every CORS header removed`, () => {
@@ -173,7 +201,7 @@ describe('pairsOverUnnoted (core), from the attacker\'s side', () => {
       for (const [name, value] of headers) expect(kept).toContainEqual([name, value]);
     }
   });
-  it('only the plan\'s own values already there are kept', () => {
+  it("only the plan's own values already there are kept", () => {
     const headers = new Headers({ vary: 'Origin', 'access-control-allow-origin': PARTNER, 'access-control-expose-headers': 'X-Secret' });
     expect(pairsOverUnnoted(headers, PLAN)).toEqual([PLAN[0]]);
     expect(headers.get('access-control-expose-headers')).toBeNull();
