@@ -156,6 +156,8 @@ function endOf(lists: HeaderLists): HeadersInit {
  * 1. A Response ampcors has not written into: the plan is written in place, and noted (no copy: the common case).
  * 2. A Response ampcors wrote into (core's `answerOver`, rule in nested-policies.ts, 3.): left alone, or a copy (never
  *    written again, so no request's headers reach another's answer, and requests in flight do not race on it).
+ *    A Response ampcors has not written into, met after ampcors wrote while the handler ran (an inner answer rebuilt
+ *    without its note: `hono/compress`, a HEAD request), gets no grant beyond its own (core's `pairsOverUnnoted`, 5.).
  * 3. Immutable headers (a `fetch()` result, `Response.redirect`): a copy; `Response.error()` is kept (no page can read
  *    it); not a Response, or a body that cannot be copied (already read): a plain 500 with `Vary: Origin`.
  */

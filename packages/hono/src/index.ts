@@ -428,6 +428,7 @@ const innermost = new InnermostDecisions<Context>();
  * errors are left to hono's `onError`, and its response gets the CORS headers like any other. Two ampCors on one
  * request (`app.use('*', …)` and `app.use('/admin/*', …)`): the innermost decides, and the outer leaves its answer alone;
  * with the Request rebuilt between them (`app.mount`), the more restrictive of the two answers (core's nested-policies.ts, 3.);
+ * with the answer rebuilt between them (`hono/compress`, `hono/etag`, a HEAD request), no grant beyond the inner's (5.);
  * under `@hono/node-server`, CORS headers another framework's layer left on the Node response are removed (4.), as are
  * those of an earlier CORS middleware of this app (`hono/cors`) that ampCors's answer does not set (a response reaching
  * it with an `Access-Control-Allow-Origin` or `-Credentials` loses every CORS header its plan does not set).
