@@ -135,30 +135,27 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       // An inner ampCors decided this request (in Koa, or another framework's on the Node response): its error headers stand.
       throw innermost.overruled(ctx, cors) || grantChangedSince(ctx.res, cors.headersOf(plan)) ? error : cors.errorAfter(error, plan);
     }
-    // Later middleware may have replaced the Vary or, with a Fetch `Response` as the body, the CORS headers this one wrote.
-    if (!ctx.res.headersSent && !innermost.overruled(ctx, cors)) keepDecision(ctx.res, ctx.body, plan);
+    // A Fetch `Response` as the body replaced what this one wrote: put back (see keepDecision). Anything else: a `typeof`.
+    const body = ctx.body;
+    if (typeof body === 'object' && body !== null && body instanceof Response && !ctx.res.headersSent && !innermost.overruled(ctx, cors))
+      keepDecision(ctx.res, body, plan);
   };
 }
 
 /**
- * After later middleware, puts back what they replaced of `plan` on `res` (core's response-bodies.ts): a Fetch `Response`
- * as the `body` (Koa 3 copies its headers over the response when it is set: `ctx.body = await fetch(upstream)`) keeps none
- * of its CORS headers that overrule the plan's; the plan's `Vary` names are merged again (the Response's `Vary`, or a
- * `ctx.set('Vary', …)`, replaced them). Usually a string compare: `Vary` still as this middleware wrote it.
+ * Puts back on `res` what a Fetch `Response` body replaced of `plan` (Koa 3 copies its headers over the response when it
+ * is set, after this middleware wrote: `ctx.body = await fetch(upstream)`; core's response-bodies.ts): none of its CORS
+ * headers that overrule the plan's stay, and the plan's `Vary` names are merged into its `Vary`.
  */
-function keepDecision(res: ServerResponse, body: unknown, plan: CorsPlan): void {
-  if (body instanceof Response) {
-    const planned = (name: string) => plan.headers.find((header) => header[0] === name)?.[1];
-    for (const name of overruledCorsHeaders(body.headers, (name) => planned(name) !== undefined)) {
-      const value = planned(name);
-      if (value === undefined) res.removeHeader(name);
-      else res.setHeader(name, value);
-    }
+function keepDecision(res: ServerResponse, body: Response, plan: CorsPlan): void {
+  const planned = (name: string) => plan.headers.find((header) => header[0] === name)?.[1];
+  for (const name of overruledCorsHeaders(body.headers, (name) => planned(name) !== undefined)) {
+    const value = planned(name);
+    if (value === undefined) res.removeHeader(name);
+    else res.setHeader(name, value);
   }
-  const names = plan.vary;
-  if (names.length === 0) return;
+  if (plan.vary.length === 0) return;
   const vary = res.getHeader('vary');
-  if (vary === appendVary(undefined, names)) return;
-  const merged = appendVary(vary, names);
+  const merged = appendVary(vary, plan.vary);
   if (merged !== vary) res.setHeader('vary', merged);
 }
