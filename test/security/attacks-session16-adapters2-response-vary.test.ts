@@ -337,6 +337,17 @@ describe("a Response's own CORS headers never overrule ampCors's decision", () =
       expect(partner.headers['access-control-expose-headers']).not.toContain('X-Total');
     });
 
+    it(`${adapter.name}: AMP for Email v2: an upstream's AMP-Email-Allow-Sender allows no sender ampCors denied, and never replaces ampCors's`, async () => {
+      const app = await adapter.make({ publishers: ['example.com'], email: { senders: ['news@example.com'] }, onDenied: 'omit' } as Options);
+      app.body = upstream({ 'amp-email-allow-sender': 'evil@evil.example', vary: 'Accept-Encoding' });
+      const denied = await app.ask({ headers: { 'amp-email-sender': 'evil@evil.example' } });
+      expect(denied.status).toBe(200);
+      expect(denied.headers['amp-email-allow-sender']).toBeUndefined();
+      expect(varyNames(denied)).toContain('amp-email-sender');
+      const allowed = await app.ask({ headers: { 'amp-email-sender': 'news@example.com' } });
+      expect(allowed.headers['amp-email-allow-sender']).toBe('news@example.com');
+    });
+
     it(`${adapter.name}: two ampCors (an inner one denying with 'omit'): the upstream's echo of the partner grants nothing`, async () => {
       const app = await adapter.make({ publishers: ['example.com'] }, { publishers: ['other.example'], onDenied: 'omit' });
       app.body = upstream({ 'access-control-allow-origin': PARTNER, 'access-control-allow-credentials': 'true', vary: 'Accept-Encoding' });
