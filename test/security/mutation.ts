@@ -58,6 +58,7 @@ export const GROUPS: Record<string, string[]> = {
     'asked-origin',
     'nested-policies',
     'written-responses',
+    'response-bodies',
   ],
 };
 
