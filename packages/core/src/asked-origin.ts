@@ -137,6 +137,10 @@ class Positions {
   private length = 0;
   /** Appends `position`, `count` times. */
   add(position: number, count: number): void {
+    if (count === 1 && this.length < this.data.length) {
+      this.data[this.length++] = position;
+      return;
+    }
     if (this.length + count > this.data.length) {
       const grown = new Int32Array(Math.max(this.data.length * 2, this.length + count));
       grown.set(this.data);
