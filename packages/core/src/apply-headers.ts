@@ -14,6 +14,14 @@ export interface HeaderTarget {
 }
 
 /**
+ * Reads a header of `target` as its `getHeader` would (a value, or `undefined`
+ * when it has none): an adapter may give one that reads the runtime's own
+ * header store, where looking `getHeader` up costs more (Express: see
+ * packages/express/src/node-headers.ts).
+ */
+export type StoredHeaderReader<T> = (target: T, name: string) => StoredHeaderValue | undefined;
+
+/**
  * Sets every header of a CORS plan and appends its `Vary` names, or none of
  * them: when the runtime refuses one (an invalid value), the headers set
  * before it are put back as they were and the error is rethrown, so no
@@ -26,22 +34,28 @@ export interface HeaderTarget {
  * read, one by one, and a previous value is kept only when there was one
  * (usually none).
  *
+ * @param read - how a header's value is read (without it, `target.getHeader`); writes always go through `target`
  * @returns whether one of `headers` had a value before (set by an earlier
  * layer: the caller removes that layer's other CORS headers, core's
  * nested-policies.ts, 4.)
  */
-export function applyHeadersAtomically(target: HeaderTarget, headers: ReadonlyArray<readonly [string, string]>, vary: readonly string[]): boolean {
+export function applyHeadersAtomically<T extends HeaderTarget>(
+  target: T,
+  headers: ReadonlyArray<readonly [string, string]>,
+  vary: readonly string[],
+  read?: StoredHeaderReader<T>,
+): boolean {
   let previous: Array<StoredHeaderValue | undefined> | undefined;
   let i = 0;
   try {
     for (; i < headers.length; i++) {
       const header = headers[i] as readonly [string, string];
       const name = header[0];
-      const before = target.getHeader(name);
+      const before = read === undefined ? target.getHeader(name) : read(target, name);
       if (before !== undefined) (previous ??= [])[i] = before;
       target.setHeader(name, header[1]);
     }
-    if (vary.length > 0) target.setHeader('vary', appendVary(target.getHeader('vary'), vary));
+    if (vary.length > 0) target.setHeader('vary', appendVary(read === undefined ? target.getHeader('vary') : read(target, 'vary'), vary));
     return previous !== undefined;
   } catch (error) {
     // Every header up to the one refused (included: a runtime may have stored it before refusing) is put back.

@@ -62,10 +62,19 @@
  *    the later (inner) ampCors decides.
  * 5. A layer between two ampCors rebuilt the inner's answer (a new Response
  *    without its note: `hono/compress`, `hono/etag`'s 304, Hono's `HEAD`
- *    answer), the Request rebuilt too (`app.mount`) or not: a layer meeting
- *    a Response without a note, after ampcors wrote while its handler ran,
- *    that looks like an answer of ampcors ({@link pairsOverUnnoted}), adds
- *    no grant beyond what it already holds.
+ *    answer): a layer meeting a Response without a note adds no grant
+ *    beyond what it already holds ({@link pairsOverUnnoted}) when
+ *    a. another layer marked this very Request as decided while the
+ *       handler ran (written-responses.ts's `DecidedRequest`: the Request
+ *       kept, as by compress, etag, HEAD); or
+ *    b. the Request may have been rebuilt too (`app.mount`, `new
+ *       Request(url, req)`: no mark reaches this layer): ampcors wrote,
+ *       while the handler ran, an answer to a request with the same
+ *       `Origin` (`writesFor`; or one sharing its slot), and the Response
+ *       looks like an answer of ampcors. The one false denial left: a
+ *       handler's own Response varying on `Origin` or holding a grant (a
+ *       proxied upstream's) while a request with the same `Origin` is
+ *       answered by ampcors's Fetch or Hono adapter in this process.
  *
  * The names and the rule live here once; the adapters only say where their
  * verdict is kept and how their response removes a header.
@@ -161,10 +170,16 @@ function sets(headers: ReadonlyArray<readonly [string, string]>, name: string): 
  * denial. An earlier value of a header the plan sets is what
  * `applyHeadersAtomically` reports; the adapter asks both, then
  * {@link removeEarlierCorsHeaders}.
+ *
+ * @param read - how a header is read (without it, `target.getHeader`): as for `applyHeadersAtomically`, the Express adapter reads Node's header store
  */
-export function earlierGrantLeft(target: HeaderStore, headers: ReadonlyArray<readonly [string, string]>): boolean {
-  if (!sets(headers, ALLOW_ORIGIN) && target.getHeader(ALLOW_ORIGIN) !== undefined) return true;
-  return !sets(headers, ALLOW_CREDENTIALS) && target.getHeader(ALLOW_CREDENTIALS) !== undefined;
+export function earlierGrantLeft<T extends HeaderStore>(
+  target: T,
+  headers: ReadonlyArray<readonly [string, string]>,
+  read?: (target: T, name: string) => unknown,
+): boolean {
+  if (!sets(headers, ALLOW_ORIGIN) && (read === undefined ? target.getHeader(ALLOW_ORIGIN) : read(target, ALLOW_ORIGIN)) !== undefined) return true;
+  return !sets(headers, ALLOW_CREDENTIALS) && (read === undefined ? target.getHeader(ALLOW_CREDENTIALS) : read(target, ALLOW_CREDENTIALS)) !== undefined;
 }
 
 /** The value `headers` (a plan's) gives `name`, or `undefined`. */
@@ -248,26 +263,25 @@ function variesOnOrigin(vary: string | null): boolean {
  * (`hono/compress`, `hono/etag`'s 304, Hono's `HEAD` answer `new
  * Response(null, res)`, `c.res = new Response(c.res.body, c.res)`: a new
  * Response without the note; attacker's review, session 16: the outer then
- * wrote its allow, with credentials, over the inner's denial). Called by
- * an adapter only when ampcors wrote into some Response while its handler
- * ran (`writesSoFar()` moved: an inner layer, or another request in
- * flight, which no rule can tell apart). When `headers` look like an
- * answer ampcors wrote (`Vary` naming `Origin`, or an
- * `Access-Control-Allow-Origin` or `-Credentials`), the layer gives the
- * more restrictive answer, as for a noted Response (3.): every CORS header
- * that is not one its plan `pairs` sets with the same value is removed, and
- * the pairs returned are those of the plan already there with that value
- * (the adapter writes those, and its `Vary`): no grant beyond what the
- * Response already holds. Else `pairs` itself (the usual answer).
- *
- * The cost of the rule: a handler's own Response that varies on `Origin`
- * or carries a CORS grant (a proxied upstream's), answered while another
- * request's answer is written, gets no grant of this layer beyond the one
- * it already holds (a denial the client may retry). Three header reads,
- * only when the count moved; none on the usual path.
+ * wrote its allow, with credentials, over the inner's denial). With
+ * `inner` (another layer marked this very Request as decided while the
+ * handler ran: 5.a), or when `headers` look like an answer ampcors wrote
+ * (`Vary` naming `Origin`, or an `Access-Control-Allow-Origin` or
+ * `-Credentials`; the adapter asks only after a write for the request's
+ * `Origin` while the handler ran: 5.b), the layer gives the more
+ * restrictive answer, as for a noted Response (3.): every CORS header that
+ * is not one its plan `pairs` sets with the same value is removed, and the
+ * pairs returned are those of the plan already there with that value (the
+ * adapter writes those, and its `Vary`): no grant beyond what the Response
+ * already holds. Else `pairs` itself (the usual answer). Three header
+ * reads; none on the usual path.
  */
-export function pairsOverUnnoted(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): ReadonlyArray<readonly [string, string]> {
-  if (!headers.has(ALLOW_ORIGIN) && !headers.has(ALLOW_CREDENTIALS) && !variesOnOrigin(headers.get('vary'))) return pairs;
+export function pairsOverUnnoted(
+  headers: Headers,
+  pairs: ReadonlyArray<readonly [string, string]>,
+  inner = false,
+): ReadonlyArray<readonly [string, string]> {
+  if (!inner && !headers.has(ALLOW_ORIGIN) && !headers.has(ALLOW_CREDENTIALS) && !variesOnOrigin(headers.get('vary'))) return pairs;
   const kept = pairs.filter(([name, value]) => headers.get(name) === value);
   for (const name of CORS_RESPONSE_HEADERS) if (headers.has(name) && !sets(kept, name)) headers.delete(name);
   return kept;

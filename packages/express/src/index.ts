@@ -24,6 +24,7 @@ import {
   nodeRequestFacts,
   removeEarlierCorsHeaders,
 } from '@ampcors/core/adapter';
+import { storedHeader } from './node-headers.js';
 import { attachVerdict } from './request-verdict.js';
 
 export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type OriginOption, type Verdict, type VerdictSource } from '@ampcors/core';
@@ -54,17 +55,17 @@ const ENTRY = 'ampCors (@ampcors/express)';
 function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse, next: Next): void {
   try {
     const { verdict, plan } = decision;
-    const replaced = applyHeadersAtomically(res, plan.headers, plan.vary);
+    // Headers already set are read from Node's store (node-headers.ts: a `getHeader` look-up costs a miss of V8's caches on Express).
+    const replaced = applyHeadersAtomically(res, plan.headers, plan.vary, storedHeader);
     // An earlier ampCors (app-wide, this one on a router) decided this request, or an earlier layer of any framework (or
     // another CORS middleware) left a grant on `res`: this one decides instead (core's nested-policies.ts, 1. and 4.).
-    if (attachVerdict(req, verdict) || replaced || earlierGrantLeft(res, plan.headers)) removeEarlierCorsHeaders(res, plan.headers);
+    if (attachVerdict(req, verdict) || replaced || earlierGrantLeft(res, plan.headers, storedHeader)) removeEarlierCorsHeaders(res, plan.headers);
     if (plan.email !== undefined) (req as IncomingMessage & { ampCorsEmail?: EmailSender }).ampCorsEmail = plan.email;
     if (!plan.handled) return next();
     // Node sends the body's Content-Length itself (none with a 204, as RFC 9110 §8.6 requires); one set before is corrected.
-    // (`getHeader`, already looked up on this response by applyHeadersAtomically: cheaper than a first `hasHeader`; and
-    // before `statusCode` is written: that adds an own property, which on Express gives the response a hidden class of
-    // its own, where every first look-up misses V8's caches again.)
-    if (res.getHeader('content-length') !== undefined) res.setHeader('content-length', String(Buffer.byteLength(plan.body)));
+    // (Read from Node's store, as above, and before `statusCode` is written: that adds an own property, which on Express
+    // gives the response a hidden class of its own, where every first look-up misses V8's caches again.)
+    if (storedHeader(res, 'content-length') !== undefined) res.setHeader('content-length', String(Buffer.byteLength(plan.body)));
     res.statusCode = plan.status;
     res.end(plan.body);
   } catch (error) {
