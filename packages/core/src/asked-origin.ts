@@ -23,7 +23,16 @@
  *    the URL host parser's percent-decoding; lenient, as Node's
  *    `querystring` is), each character of each decoding read as the URL host
  *    parser maps it (UTS #46: `ｅ`, `ⓔ`, `。`, a soft hyphen dropped; tabs and
- *    line breaks removed; `\\` as `/`). Where the real origin or host shows
+ *    line breaks removed; `\\` as `/`). When a reading holds a backslash, a
+ *    second series of decodings also decodes JSON and JavaScript string
+ *    escapes, in the same passes as percent escapes (attacker's review,
+ *    session 16: a function reading `JSON.parse(header).origin` or an
+ *    OAuth-style `state`, the attacker writing `https://evil\u0065xample.com`):
+ *    `\uXXXX` (a surrogate pair as two), `\xHH` (JSON5, JavaScript), `\/`,
+ *    `\t` and the other letters naming a control, a backslash before another
+ *    character as that character (JSON5), before a line break as nothing
+ *    (JavaScript). The first series stays: a reader that decodes no string
+ *    escape reads `\b` as `/b`. Where the real origin or host shows
  *    (its port with leading zeros or not; `https:evil…`, `https:\\evil…`),
  *    the raw characters it was read from are replaced, and only them: the
  *    asked origin or host is written literally (a canonical ASCII origin has
@@ -80,8 +89,8 @@ import { parseOrigin } from './origin-header.js';
  * parser's (a decoding that finds no `%` left ends the search sooner).
  */
 const MAX_DECODES = 5;
-/** 2. How many replacement rounds one value gets at most (each at the first decoding still showing the real origin). */
-const MAX_ROUNDS = 6;
+/** 2. How many replacement rounds one value gets at most (each at the first decoding of either series still showing the real origin). */
+const MAX_ROUNDS = 2 * (MAX_DECODES + 1);
 
 /** 1. Headers never rewritten: the server's own host, and cookies the server set (4). */
 const UNTOUCHED_HEADERS: ReadonlySet<string> = new Set(['host', ':authority', 'cookie']);
@@ -155,6 +164,46 @@ class Positions {
   }
 }
 
+/** 2. The characters the JSON and JavaScript string escapes of a letter stand for (any other character after a backslash stands for itself). */
+const NAMED_ESCAPES: ReadonlyMap<string, string> = new Map([
+  ['b', '\b'],
+  ['f', '\f'],
+  ['n', '\n'],
+  ['r', '\r'],
+  ['t', '\t'],
+  ['v', '\v'],
+  ['0', '\0'],
+]);
+
+/**
+ * 2. What the JSON or JavaScript string escape at `at` in `text` stands for
+ * (`\u0065`, `\x65`, `\/`, `\t`, `\e`), `null` when no escape starts there.
+ * A backslash before `%` is none: the `%` may start a percent escape
+ * decoded in the same pass (`\%75` is `\u` once decoded).
+ */
+function stringEscapeAt(text: string, at: number): string | null {
+  if (text.charCodeAt(at) !== 0x5c || at + 1 >= text.length) return null;
+  const next = text[at + 1] as string;
+  if (next === 'u' || next === 'x') {
+    let code = 0;
+    for (let digit = at + 2; digit < at + stringEscapeWidth(next); digit++) {
+      const value = hexValue(text.charCodeAt(digit));
+      if (value < 0) return null;
+      code = code * 16 + value;
+    }
+    return String.fromCharCode(code);
+  }
+  if (next === '%') return null;
+  // A backslash before a line break continues a JavaScript string: nothing.
+  if (next === '\n' || next === '\r' || next === '\u2028' || next === '\u2029') return '';
+  return NAMED_ESCAPES.get(next) ?? next;
+}
+
+/** 2. How many characters a string escape (found by {@link stringEscapeAt}) whose backslash is followed by `next` has. */
+function stringEscapeWidth(next: string): number {
+  return next === 'u' ? 6 : next === 'x' ? 4 : 2;
+}
+
 /** The byte of the escape `%HH` at `at` in `text`, or -1. */
 function escapeAt(text: string, at: number): number {
   if (text.charCodeAt(at) !== 0x25) return -1;
@@ -167,9 +216,10 @@ function escapeAt(text: string, at: number): number {
  * 2. One lenient decoding of `reading`, each decoded character read from the
  * raw characters of its escapes: ASCII escapes and valid UTF-8 runs are
  * decoded, an invalid escape stays as it is (a superset of what
- * `decodeURIComponent`, Node's `querystring` and `URLSearchParams` show).
+ * `decodeURIComponent`, Node's `querystring` and `URLSearchParams` show);
+ * with `strings`, string escapes too ({@link stringEscapeAt}).
  */
-function decoded(reading: Reading): Reading {
+function decoded(reading: Reading, strings: boolean): Reading {
   const { text } = reading;
   const fromOf = (at: number) => (reading.from === null ? at : (reading.from[at] as number));
   const toOf = (at: number) => (reading.to === null ? at + 1 : (reading.to[at] as number));
@@ -183,7 +233,12 @@ function decoded(reading: Reading): Reading {
   };
   for (let at = 0; at < text.length;) {
     const byte = escapeAt(text, at);
-    if (byte < 0) {
+    const unescaped = strings && byte < 0 ? stringEscapeAt(text, at) : null;
+    if (unescaped !== null) {
+      const width = stringEscapeWidth(text[at + 1] as string);
+      emit(unescaped, at, at + width);
+      at += width;
+    } else if (byte < 0) {
       emit(text[at] as string, at, at + 1);
       at += 1;
     } else if (byte < 0x80) {
@@ -222,7 +277,7 @@ function overlaps(asked: string, real: string): boolean {
 /** `raw` decoded `times` times by {@link decoded}. */
 function readingAfter(raw: string, times: number): Reading {
   let reading: Reading = { text: raw, from: null, to: null };
-  for (let at = 0; at < times; at++) reading = decoded(reading);
+  for (let at = 0; at < times; at++) reading = decoded(reading, false);
   return reading;
 }
 
@@ -489,7 +544,7 @@ class Rewriter implements OriginRewriter {
   private readonly plainWithHost: RegExp;
   private readonly plainOriginOnly: RegExp;
   private readonly substitute: (match: string) => string;
-  /** A quick test: whether a text may show the real host at all (plainly, escaped, or in another form). */
+  /** A quick test: whether a text may show the real host at all (plainly, escaped by `%` or a backslash, or in another form). */
   private readonly hint: RegExp;
   /** Whether a replacement in a plain value (no `%`, nothing mapped) is final: no asked string can make the real one with what is around it. */
   private readonly oneRound: boolean;
@@ -522,7 +577,7 @@ class Rewriter implements OriginRewriter {
     this.notation = notationOf(from.host);
     // 5. An IPv4 address shows as digits (`0x` has one), an IPv6 address in brackets; a Unicode host is non-ASCII.
     const other = this.notation === null || this.notation.kind === 'idn' ? '' : this.notation.kind === 'ipv4' ? '|[0-9]' : '|\\[';
-    this.hint = new RegExp(`${literal(from.host)}|[^\\x20-\\x24\\x26-\\x7e]${other}`, 'i');
+    this.hint = new RegExp(`${literal(from.host)}|[^\\x20-\\x24\\x26-\\x5b\\x5d-\\x7e]${other}`, 'i');
     this.oneRound = [to.origin, to.host].every((asked) => [from.origin, from.host].every((real) => !overlaps(asked, real)));
   }
 
@@ -622,13 +677,16 @@ class Rewriter implements OriginRewriter {
    * origin (or host), none when no decoding shows it. Decodings are made by
    * `decodeURIComponent` while it succeeds (it then decodes as
    * {@link decoded} does), the raw characters of each decoded one found
-   * (from `raw` again) only where a decoding shows it.
+   * (from `raw` again) only where a decoding shows it. When none does and a
+   * decoding holds a backslash, the second series' ({@link unescapedReplacements}).
    */
   private replacements(raw: string, host: boolean): Replacement[] {
     let text = raw;
     // The reading of `text` with its raw characters, `null` while unknown (from the second decoding on).
     let reading: Reading | null = { text: raw, from: null, to: null };
+    let backslash = false;
     for (let decodes = 0; ; decodes++) {
+      backslash ||= text.includes('\\');
       const mapped = MAPPED.test(text);
       const form = (of: Reading | null) =>
         mapped ? urlForm(of ?? { text, from: null, to: null }, of !== null) : lowered(of ?? { text, from: null, to: null });
@@ -636,15 +694,33 @@ class Rewriter implements OriginRewriter {
       const deeper = decodes < MAX_DECODES && text.includes('%');
       let found = this.found(form(reading), host, deeper);
       if (found.length > 0 && reading === null) found = this.found(form((reading = readingAfter(raw, decodes))), host, deeper);
-      if (found.length > 0 || decodes === MAX_DECODES || !text.includes('%')) return found;
+      if (found.length > 0) return found;
+      if (decodes === MAX_DECODES || !text.includes('%')) return backslash ? this.unescapedReplacements(raw, host) : found;
       try {
         text = decodeURIComponent(text);
         reading = null;
       } catch {
-        reading = decoded(reading ?? readingAfter(raw, decodes));
+        reading = decoded(reading ?? readingAfter(raw, decodes), false);
         text = reading.text;
       }
     }
+  }
+
+  /**
+   * 2. The replacements at the first decoding of `raw` that shows the real
+   * origin (or host) when string escapes are decoded in the same passes as
+   * percent escapes, none when none shows it (its first reading, `raw`
+   * itself, is the first series').
+   */
+  private unescapedReplacements(raw: string, host: boolean): Replacement[] {
+    let reading: Reading = { text: raw, from: null, to: null };
+    for (let decodes = 1; decodes <= MAX_DECODES && (reading.text.includes('%') || reading.text.includes('\\')); decodes++) {
+      reading = decoded(reading, true);
+      const deeper = decodes < MAX_DECODES && reading.text.includes('%');
+      const found = this.found(MAPPED.test(reading.text) ? urlForm(reading, true) : lowered(reading), host, deeper);
+      if (found.length > 0) return found;
+    }
+    return [];
   }
 
   /** 2. A URL component (or header value) about the asked origin: the raw characters showing the real origin replaced by the asked one, written literally. */
