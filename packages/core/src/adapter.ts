@@ -101,5 +101,18 @@ export {
   pairsOverUnnoted,
   removeEarlierCorsHeaders,
 } from './nested-policies.js';
-export { answerOver, Carrier, copyOf, noteMade, noteWritten, unwrite, type WrittenNote, writePlan, writesSoFar, writtenNoteOf } from './written-responses.js';
+export {
+  answerOver,
+  Carrier,
+  copyOf,
+  DecidedRequest,
+  noteMade,
+  noteWritten,
+  unwrite,
+  type WrittenNote,
+  writePlan,
+  writesFor,
+  writesSoFar,
+  writtenNoteOf,
+} from './written-responses.js';
 export { overruledCorsHeaders } from './response-bodies.js';

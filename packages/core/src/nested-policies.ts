@@ -276,11 +276,7 @@ function variesOnOrigin(vary: string | null): boolean {
  * already holds. Else `pairs` itself (the usual answer). Three header
  * reads; none on the usual path.
  */
-export function pairsOverUnnoted(
-  headers: Headers,
-  pairs: ReadonlyArray<readonly [string, string]>,
-  inner = false,
-): ReadonlyArray<readonly [string, string]> {
+export function pairsOverUnnoted(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>, inner = false): ReadonlyArray<readonly [string, string]> {
   if (!inner && !headers.has(ALLOW_ORIGIN) && !headers.has(ALLOW_CREDENTIALS) && !variesOnOrigin(headers.get('vary'))) return pairs;
   const kept = pairs.filter(([name, value]) => headers.get(name) === value);
   for (const name of CORS_RESPONSE_HEADERS) if (headers.has(name) && !sets(kept, name)) headers.delete(name);

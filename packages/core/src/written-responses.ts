@@ -35,6 +35,37 @@ export function writesSoFar(): number {
 }
 
 /**
+ * Writes counted by the `Origin` of the request they were made for, in 64
+ * slots (a hash of the value; `null` in its own): bounded whatever Origins
+ * an attacker sends. Two Origins may share a slot; a write is never left
+ * out of its own.
+ */
+const byOrigin = new Float64Array(65);
+/** The slot of `origin` in {@link byOrigin}. */
+function slotOf(origin: string | null): number {
+  if (origin === null) return 64;
+  let hash = origin.length;
+  for (let i = 0; i < origin.length; i++) hash = Math.imul(hash ^ origin.charCodeAt(i), 0x01000193);
+  return hash & 63;
+}
+
+/**
+ * The count of writes so far for requests whose `Origin` is `origin` (or
+ * one sharing its slot): a layer reads it before its handler runs; a
+ * greater count after it ran means ampcors wrote, while the handler ran,
+ * an answer to a request with that `Origin` (nested-policies.ts, 5.).
+ */
+export function writesFor(origin: string | null): number {
+  return byOrigin[slotOf(origin)] as number;
+}
+
+/** Counts a write for a request whose `Origin` is `origin` in {@link byOrigin}. */
+function countWrite(origin: string | null): void {
+  const slot = slotOf(origin);
+  byOrigin[slot] = (byOrigin[slot] as number) + 1;
+}
+
+/**
  * Extends `Vary` (by `varyNames`; `varyAlone` is its value when there is
  * none yet, `null` to work it out), then sets `pairs`: on immutable headers
  * the first `set` throws, so nothing is half-applied. Returns what it wrote
@@ -56,6 +87,7 @@ export function writePlan(
     into.set('vary', varyWritten);
   }
   for (const [name, value] of pairs) into.set(name, value);
+  countWrite(origin);
   return { pairs, varyBefore, varyWritten, policy, at: ++writes, origin };
 }
 
@@ -69,6 +101,36 @@ export class Carrier {
     return target;
   }
 }
+
+/**
+ * The policy of the ampcors layer that decided a Request last, in a field
+ * private to this class (the base constructor returns the Request, which
+ * gets the field: no per-request table entry; no code outside can read or
+ * forge it). Every layer of the Fetch and Hono adapters marks the Request
+ * it decides, so a layer finding, after its handler ran, another policy's
+ * mark knows an inner layer decided this very Request (nested-policies.ts,
+ * 5.). Requests that take no new property keep theirs in {@link deciders}.
+ * The Fetch adapter's own Request stamp extends it (one construction).
+ */
+export class DecidedRequest extends Carrier {
+  #by: object;
+  protected constructor(request: object, policy: object) {
+    super(request);
+    this.#by = policy;
+  }
+  /** Marks `request` as decided by `policy` (an earlier mark replaced). */
+  static mark(request: object, policy: object): void {
+    if (#by in request) (request as DecidedRequest).#by = policy;
+    else if (Object.isExtensible(request)) new DecidedRequest(request, policy);
+    else deciders.set(request, policy);
+  }
+  /** The policy that decided `request` last, if any. */
+  static by(request: object): object | undefined {
+    return #by in request ? (request as DecidedRequest).#by : deciders.get(request);
+  }
+}
+/** Marks of requests that take no new property. */
+const deciders = new WeakMap<object, object>();
 
 /**
  * The {@link WrittenNote} of a Response, in a field private to this class
@@ -108,6 +170,7 @@ export function noteWritten(response: object, note: WrittenNote): void {
  */
 export function noteMade(response: object, pairs: ReadonlyArray<readonly [string, string]>, vary: string | null, policy: object, origin: string | null): void {
   const at = ++writes;
+  countWrite(origin);
   Written.give(
     response,
     vary === null

@@ -10,6 +10,7 @@ import {
   Carrier,
   clearEarlierCorsHeaders,
   createFetchCorsPolicy,
+  DecidedRequest,
   fetchRequestFacts,
   InnermostDecisions,
   isThenable,
@@ -18,6 +19,7 @@ import {
   noteWritten,
   pairsOverUnnoted,
   writePlan,
+  writesFor,
   writesSoFar,
   writtenNoteOf,
 } from '@ampcors/core/adapter';
@@ -150,18 +152,28 @@ function endOf(lists: HeaderLists): HeadersInit {
 
 /**
  * `response` with the plan of `policy` applied (`since`: {@link writesSoFar} before the handler ran; `Infinity` for a
- * failure's answer, which never keeps another's CORS headers). What ampcors writes is noted on the Response (core's
+ * failure's answer, which never keeps another's CORS headers; `inner`: another layer marked the Request as decided while
+ * the handler ran; `sinceOrigin`: core's `writesFor(origin)` before it ran). What ampcors writes is noted on the Response (core's
  * written-responses.ts): a Response returned again (a handler's cached 404) or one an inner ampCors wrote into for a
  * rebuilt Request is recognised.
  * 1. A Response ampcors has not written into: the plan is written in place, and noted (no copy: the common case).
  * 2. A Response ampcors wrote into (core's `answerOver`, rule in nested-policies.ts, 3.): left alone, or a copy (never
  *    written again, so no request's headers reach another's answer, and requests in flight do not race on it).
- *    A Response ampcors has not written into, met after ampcors wrote while the handler ran (an inner answer rebuilt
- *    without its note: `hono/compress`, a HEAD request), gets no grant beyond its own (core's `pairsOverUnnoted`, 5.).
+ *    A Response ampcors has not written into, met after an inner layer decided this Request or ampcors wrote for this
+ *    Origin while the handler ran (an inner answer rebuilt without its note: `hono/compress`, a HEAD request), gets no
+ *    grant beyond its own (core's `pairsOverUnnoted`, 5.).
  * 3. Immutable headers (a `fetch()` result, `Response.redirect`): a copy; `Response.error()` is kept (no page can read
  *    it); not a Response, or a body that cannot be copied (already read): a plain 500 with `Vary: Origin`.
  */
-function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>, policy: object, since: number, origin: string | null): Response {
+function applyPlan(
+  response: Response,
+  plan: Pick<CorsPlan, 'headers' | 'vary'>,
+  policy: object,
+  since: number,
+  origin: string | null,
+  inner = false,
+  sinceOrigin = Infinity,
+): Response {
   const seen = writtenNoteOf(response);
   if (seen !== undefined) {
     const lists = listsOf(plan);
@@ -175,11 +187,12 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>,
   const lists = listsOf(plan);
   const { varyNames, vary } = lists;
   let { pairs } = lists;
-  // Ampcors wrote while the handler ran: an inner answer rebuilt without its note gets no grant beyond its own (core's nested-policies.ts, 5.).
-  const moved = since < writesSoFar();
+  // An inner layer decided this Request (`inner`), or ampcors wrote for this Origin while the handler ran: an inner answer
+  // rebuilt without its note gets no grant beyond its own (core's nested-policies.ts, 5.a, 5.b).
+  const moved = inner || sinceOrigin < writesFor(origin);
   try {
     // 1. In place.
-    if (moved) pairs = pairsOverUnnoted(response.headers, pairs);
+    if (moved) pairs = pairsOverUnnoted(response.headers, pairs, inner);
     noteWritten(response, writePlan(response.headers, pairs, varyNames, vary, policy, origin));
     return response;
   } catch {
@@ -189,7 +202,7 @@ function applyPlan(response: Response, plan: Pick<CorsPlan, 'headers' | 'vary'>,
       const { body, status, statusText, headers } = response;
       if (typeof status !== 'number') return failure();
       const copy = new Response(body, { status, statusText, headers });
-      if (moved) pairs = pairsOverUnnoted(copy.headers, lists.pairs);
+      if (moved) pairs = pairsOverUnnoted(copy.headers, lists.pairs, inner);
       noteWritten(copy, writePlan(copy.headers, pairs, varyNames, vary, policy, origin));
       return copy;
     } catch {
@@ -237,6 +250,10 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
   };
   // 2. The plan: ended here (preflight, denial), or the handler's response, to be finished by apply().
   const settle = ({ verdict, plan }: CorsDecision, request: Request, origin: string | null): CorsCheck => {
+    // A Request an outer layer marked as decided (core's DecidedRequest: Hono's ampCors marks every one) is marked by this one
+    // too: that layer then knows an inner one decided it (core's nested-policies.ts, 5.a). None read or written else.
+    let decider = DecidedRequest.by(request);
+    if (decider !== undefined) DecidedRequest.mark(request, (decider = policy));
     if (plan.handled) {
       // An earlier ampCors let the request through: this answer, more specific, stands, and its verdict replaces the earlier one's.
       if (Stamped.has(request)) {
@@ -247,11 +264,14 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
     }
     // An inner ampCors that decided the request after this one wrote its answer: that answer stands.
     const since = writesSoFar();
+    // This Origin's writes before the handler ran; another mark after it ran is an inner layer's (core's nested-policies.ts, 5.).
+    const sinceOrigin = writesFor(origin);
     const pass = {
       response: undefined,
       verdict,
       email: plan.email,
-      apply: (response: Response) => (innermost.overruled(request, policy) ? response : applyPlan(response, plan, policy, since, origin)),
+      apply: (response: Response) =>
+        innermost.overruled(request, policy) ? response : applyPlan(response, plan, policy, since, origin, DecidedRequest.by(request) !== decider, sinceOrigin),
     };
     if (Stamped.give(request, pass)) innermost.decidesAgain(request, policy);
     return pass;

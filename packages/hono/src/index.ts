@@ -10,6 +10,7 @@ import {
   CORS_RESPONSE_HEADERS,
   type CorsPlan,
   createHonoCorsPolicy,
+  DecidedRequest,
   fetchRequestFacts,
   type HonoCorsOptions,
   type HonoMethodsFunction as MethodsFunction,
@@ -26,6 +27,7 @@ import {
   removeEarlierCorsHeaders,
   unwrite,
   writePlan,
+  writesFor,
   writesSoFar,
   writtenNoteOf,
 } from '@ampcors/core/adapter';
@@ -455,6 +457,9 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     try {
       const facts = fetchRequestFacts(c.req.raw);
       origin = facts.origin ?? null;
+      // Marked as decided by this layer: an outer one (Hono's or Fetch's) finding another mark after its handler ran knows
+      // an inner layer decided this very Request (core's nested-policies.ts, 5.a).
+      DecidedRequest.mark(c.req.raw, cors);
       const decided = cors.decide(facts, c);
       const decision = isThenable(decided) ? await decided : decided;
       plan = decision.plan;
@@ -472,6 +477,7 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       }
     }
     const since = writesSoFar();
+    const sinceOrigin = writesFor(origin);
     await next();
     // An inner ampCors decided this request: its answer stands.
     if (innermost.overruled(c, cors)) return;
@@ -492,12 +498,14 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       c.res = answer;
       return;
     }
-    // Ampcors wrote while the handler ran: an inner answer rebuilt without its note (`hono/compress`, `hono/etag`, a HEAD
-    // request) gets no grant beyond its own (core's nested-policies.ts, 5.).
-    const moved = since < writesSoFar();
+    // An inner layer decided this Request, or ampcors wrote for this Origin while the handler ran: an inner answer rebuilt
+    // without its note (`hono/compress`, `hono/etag`, a HEAD request, `app.mount`) gets no grant beyond its own (core's
+    // nested-policies.ts, 5.a, 5.b).
+    const inner = DecidedRequest.by(c.req.raw) !== cors;
+    const moved = inner || sinceOrigin < writesFor(origin);
     let pairs = plan.headers;
     try {
-      if (moved) pairs = pairsOverUnnoted(res.headers, pairs);
+      if (moved) pairs = pairsOverUnnoted(res.headers, pairs, inner);
       // A grant on it that another layer made (core's nested-policies.ts, 4.): its CORS headers the plan does not set go.
       if (grantOn(res.headers)) withoutCorsBeyond(res.headers, pairs);
       else if (pairs.length === 0 && plan.vary.length === 0) return;
@@ -509,7 +517,7 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       c.res = undefined;
       try {
         const copy = new Response(body, { status, statusText, headers });
-        if (moved) pairs = pairsOverUnnoted(copy.headers, plan.headers);
+        if (moved) pairs = pairsOverUnnoted(copy.headers, plan.headers, inner);
         if (grantOn(copy.headers)) withoutCorsBeyond(copy.headers, pairs);
         noteWritten(copy, writePlan(copy.headers, pairs, plan.vary, null, cors, origin));
         c.res = copy;
