@@ -85,6 +85,20 @@ const CASES: ReadonlyArray<readonly [string, string, Where, string, Read]> = [
   ['a surrogate pair the URL host parser maps to a letter (𝐞)', EVIL, 'query', '{"returnTo":"https://evil\\ud835\\udc1example.com/x"}', jsonUrlOriginLoose],
   ['an IDN host in Unicode, written as \\u escapes', 'https://xn--exmple-cua.com', 'query', '{"returnTo":"https://ex\\u00e4mple.com/x"}', jsonUrlOrigin],
   ['an IPv4 address as one number, one digit escaped', 'http://203.0.113.5', 'header', '{"returnTo":"http://\\u0033405803781/x"}', jsonUrlOrigin],
+  [
+    'a backslash before a percent escape of the u, decoded by the function',
+    EVIL,
+    'query',
+    '{"returnTo":"https://evil\\%750065xample.com/x"}',
+    decodedJsonUrlOrigin,
+  ],
+  [
+    'an IPv4 address as one number, then an escaped control the URL parser strips',
+    'http://203.0.113.5',
+    'header',
+    '{"returnTo":"http://\\u0033405803781\\b"}',
+    jsonUrlOrigin,
+  ],
   ['JSON in a JSON string (escaped twice)', EVIL, 'header', JSON.stringify('{"returnTo":"https://evil\\u0065xample.com/x"}'), twiceJsonUrlOrigin],
 ];
 
@@ -219,14 +233,65 @@ describe('a rewritten JSON value reads as the asked origin, however its characte
       { numRuns: 500 },
     );
   });
-  it('a JSON5 or JavaScript reader: \\x escapes and escaped letters', () => {
+  it('each escape naming a control, read as that control (an IPv4 host ends before it, as the URL parser strips it)', () => {
+    const ipv4 = originRewriter('http://203.0.113.5', 'http://ampcorscanaryabc.invalid') as OriginRewriter;
+    // What a JSON5 parser makes of a string literal's escapes (it reads `\v` and `\0` too).
+    const json5 = (text: string) => JSON.parse(`"${text.replace(/\\v/g, '\\u000b').replace(/\\0/g, '\\u0000')}"`) as string;
+    for (const written of [
+      'http://\\u0033405803781\\b',
+      'http://\\u0033405803781\\f',
+      'http://\\u0033405803781\\v',
+      'http://\\u0033405803781\\0',
+      '\\t\\n\\rhttp://\\u0033405803781\\r',
+    ]) {
+      expect(new URL(json5(written)).origin, written).toBe('http://203.0.113.5');
+      expect(new URL(json5(ipv4.text(written))).origin, written).toBe('http://ampcorscanaryabc.invalid');
+    }
+  });
+  it('the real origin shown at every decoding of both series, in one value: each replaced', () => {
+    const rewrite = originRewriter(EVIL, 'https://ampcorscanaryabc.invalid') as OriginRewriter;
+    const levels = ['e', '%65', '%2565', '%252565', '%25252565', '%2525252565'].map((e) => `https://${e}vilexample.com`);
+    const question = rewrite.text([...levels, 'https://evil\\u0065xample.com', 'https://evil%5Cu0065xample.com'].join(' '));
+    let reading = question;
+    for (let depth = 0; depth <= levels.length; depth++) {
+      for (const read of [reading, JSON.parse(`"${reading.replace(/"/g, '')}"`) as string]) expect(read, question).not.toContain('evilexample.com');
+      reading = decodeURIComponent(reading);
+    }
+  });
+  it('a line break escaped inside an IPv4 host (the URL parser drops it)', () => {
+    const ipv4 = originRewriter('http://203.0.113.5', 'http://ampcorscanaryabc.invalid') as OriginRewriter;
+    for (const written of ['http://\\u00334058\\n03781', 'http://\\u00334058\\r03781', 'http://\\u00334058\\t03781']) {
+      expect(new URL(JSON.parse(`"${written}"`) as string).origin, written).toBe('http://203.0.113.5');
+      expect(new URL(JSON.parse(`"${ipv4.text(written)}"`) as string).origin, written).toBe('http://ampcorscanaryabc.invalid');
+    }
+  });
+  it('an IPv4 host whose own letters show before an escape still to decode is replaced whole, not in part', () => {
+    const ipv4 = originRewriter('http://203.0.113.0', 'http://ampcorscanaryabc.invalid') as OriginRewriter;
+    // JSON.parse, then decodeURIComponent: `203.0.113.0%58`, which the URL host parser reads as `203.0.113.0X`, the same address.
+    const reads = (value: string) => new URL(decodeURIComponent(JSON.parse(`"${value}"`) as string)).origin;
+    const written = 'http://\\u0032\\u0030\\u0033.0.113.0%2558/x';
+    expect(reads(written)).toBe('http://203.0.113.0');
+    expect(reads(ipv4.text(written))).toBe('http://ampcorscanaryabc.invalid');
+  });
+  it('a backslash ending a value, or before an escape left incomplete, is kept', () => {
     const rewrite = originRewriter(REAL, ASKED) as OriginRewriter;
-    // What a JSON5 parser (or a JavaScript string literal) makes of `\xHH` and of a backslash before a letter with no escape of its own.
+    for (const written of ['x\\', 'a\\u00', 'a\\x6', '\\%', '{"o":"\\u006a"}']) expect(rewrite.text(written)).toBe(written);
+    expect(rewrite.text('https://evil\\u0065xample.com:8443\\')).toBe(`${ASKED}\\`);
+  });
+  it('a JSON5 or JavaScript reader: \\x escapes, escaped letters, a line continued', () => {
+    const rewrite = originRewriter(REAL, ASKED) as OriginRewriter;
+    // What a JSON5 parser (or a JavaScript string literal) makes of `\xHH`, of a backslash before a line break and before a letter with no escape of its own.
     const json5 = (text: string) =>
-      text.replace(/\\x([0-9a-fA-F]{2})|\\([^ux])/g, (_m, hex: string | undefined, char: string | undefined) =>
-        hex === undefined ? (char as string) : String.fromCharCode(Number.parseInt(hex, 16)),
+      text.replace(/\\x([0-9a-fA-F]{2})|\\[\n\u2028]|\\([^ux])/g, (_m, hex: string | undefined, char: string | undefined) =>
+        hex !== undefined ? String.fromCharCode(Number.parseInt(hex, 16)) : (char ?? ''),
       );
-    for (const written of ['https://evil\\x65xample.com:8443/x', 'https://\\evil\\example.com:8443/x', 'https://evil\\x65xample\\.com:8443/x']) {
+    for (const written of [
+      'https://evil\\x65xample.com:8443/x',
+      'https://\\evil\\example.com:8443/x',
+      'https://evil\\x65xample\\.com:8443/x',
+      'https://evil\\\nexample.com:8443/x',
+      'https://evil\\\u2028example.com:8443/x',
+    ]) {
       expect(new URL(json5(written)).origin, written).toBe(REAL);
       expect(new URL(json5(rewrite.text(written))).origin, written).toBe(ASKED);
     }
