@@ -76,7 +76,8 @@
  *
  * Not replaced: an origin assembled from pieces none of which holds the real
  * host (`${q.sub}.example.net`), a body, cookies (see 4), data found by a key
- * (a session, a database).
+ * (a session, a database), an origin in a form no reading decodes (base64,
+ * encryption, compression: `JSON.parse(atob(req.query.state)).returnTo`).
  */
 import { toUnicode as punycodeToUnicode } from 'punycode/punycode.es6.js';
 import { toUnicode as uts46ToUnicode } from 'tr46';
