@@ -81,7 +81,7 @@
  */
 import { toUnicode as punycodeToUnicode } from 'punycode/punycode.es6.js';
 import { toUnicode as uts46ToUnicode } from 'tr46';
-import { formatIpv6, parseIpv4, parseIpv6 } from './ip-address.js';
+import { parseIpv4, parseIpv6 } from './ip-address.js';
 import { parseOrigin } from './origin-header.js';
 
 /**
@@ -367,8 +367,9 @@ function partsOf(origin: string | null | undefined): Parts | null {
  * reads in a run of a value's URL form, and the host as it reads it.
  */
 type Notation =
-  | { readonly kind: 'ipv4'; readonly address: number }
-  | { readonly kind: 'ipv6'; readonly host: string }
+  /** `decimal`: the address in decimal parts without leading zeros, in one to four parts (`3405803781` … `203.0.113.5`). */
+  | { readonly kind: 'ipv4'; readonly address: number; readonly decimal: ReadonlySet<string> }
+  | { readonly kind: 'ipv6'; readonly groups: readonly number[] }
   /** `ascii` and `unicode`: the host's labels, as sent and decoded (an ASCII label is its own Unicode form). */
   | { readonly kind: 'idn'; readonly ascii: readonly string[]; readonly unicode: readonly string[]; readonly longest: number };
 
@@ -376,11 +377,15 @@ type Notation =
 function notationOf(host: string): Notation | null {
   if (host.startsWith('[')) {
     const groups = parseIpv6(host.slice(1, -1));
-    return groups === null ? null : { kind: 'ipv6', host: `[${formatIpv6(groups)}]` };
+    return groups === null ? null : { kind: 'ipv6', groups };
   }
   // parseOrigin admits an IPv4 host in dotted decimal only.
   const address = parseIpv4(host);
-  if (address !== null) return { kind: 'ipv4', address };
+  if (address !== null) {
+    const bytes = host.split('.').map(Number);
+    const decimal = [0, 1, 2, 3].map((parts) => [...bytes.slice(0, parts), bytes.slice(parts).reduce((value, byte) => value * 256 + byte, 0)].join('.'));
+    return { kind: 'ipv4', address, decimal: new Set(decimal) };
+  }
   const ascii = host.split('.');
   if (!ascii.some((label) => label.startsWith('xn--'))) return null;
   let unicode: string[];
@@ -421,21 +426,23 @@ function escapedRuns(text: string): (start: number, end: number) => boolean {
   };
 }
 
+/** 5. IPv4 text of decimal parts without leading zeros: each part is its own value. */
+const PLAIN_DECIMAL = /^(?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*))*$/;
+/** 5. A non-ASCII character. */
+const NON_ASCII = /[^\x00-\x7f]/;
+/**
+ * 5. A whole run (1: no character of a run before or after it) of IPv4
+ * characters in a URL form, starting with a digit. Linear: it starts only
+ * where a run does, and backs off at most the run's length.
+ */
+const IPV4_RUN = /(?<![\w.%\-\u0080-\uffff])[0-9][0-9a-fx.]*(?![\w.%\-\u0080-\uffff])/g;
+
 /** 5. The longest IPv6 text between brackets (`[0000:…:ffff:255.255.255.255]` is 45 characters). */
 const MAX_IPV6_TEXT = 64;
 /** 5. A character of IPv6 text in a URL form (lower case): a hex digit, `:` or `.`. */
 function isIpv6Char(code: number): boolean {
   return (code >= 0x30 && code <= 0x3a) || (code >= 0x61 && code <= 0x66) || code === 0x2e;
 }
-/** 5. A character of IPv4 text in a URL form (lower case): a digit, a hex digit, `x` or `.`. */
-function isIpv4Char(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66) || code === 0x78 || code === 0x2e;
-}
-/** 5. A digit: how every part of IPv4 text starts (`0x…`, `0…`, `1…`). */
-function isDigit(code: number): boolean {
-  return code >= 0x30 && code <= 0x39;
-}
-
 /** 5. The end of the bracketed IPv6 text starting at `at` (a `[`) in `text`, after its `]`; -1 when none closes it soon. */
 function bracketEnd(text: string, at: number): number {
   const last = Math.min(text.length, at + 2 + MAX_IPV6_TEXT);
@@ -456,13 +463,16 @@ function readsAs(notation: Notation, run: string, ascii: boolean): boolean {
   switch (notation.kind) {
     case 'ipv6': {
       const groups = parseIpv6(run.slice(1, -1));
-      return groups !== null && `[${formatIpv6(groups)}]` === notation.host;
+      return groups !== null && groups.every((group, at) => group === notation.groups[at]);
     }
     case 'ipv4': {
       // The IPv4 parser drops an empty last part (one trailing dot); dropping more finds more, never less.
       let end = run.length;
       while (end > 0 && run.charCodeAt(end - 1) === 0x2e) end--;
-      return parseIpv4(run.slice(0, end)) === notation.address;
+      const text = run.slice(0, end);
+      // Decimal parts without leading zeros (a page number, a version) read as the address only written as one of its own.
+      if (notation.decimal.has(text)) return true;
+      return !PLAIN_DECIMAL.test(text) && parseIpv4(text) === notation.address;
     }
     case 'idn': {
       // An ASCII run shows the host only as its own letters (2); a Unicode one, in NFC, has each label either as sent or decoded.
@@ -611,41 +621,40 @@ class Rewriter implements OriginRewriter {
   private spelledOtherwise(form: Reading, host: boolean, notation: Notation): Replacement[] {
     const { text } = form;
     const found: Replacement[] = [];
-    for (let at = 0; at < text.length;) {
-      const code = text.charCodeAt(at);
-      let end = at + 1;
-      let ascii = code < 0x80;
-      if (code === 0x5b) {
+    const add = (start: number, end: number) => {
+      const replacement = this.hostReplacement(form, start, end, host);
+      if (replacement !== null) found.push(replacement);
+    };
+    switch (notation.kind) {
+      case 'ipv6':
         // A bracketed run: only IPv6 text.
-        end = notation.kind === 'ipv6' ? bracketEnd(text, at) : -1;
-        if (end < 0) {
-          at += 1;
-          continue;
+        for (let at = text.indexOf('['); at >= 0; at = text.indexOf('[', at + 1)) {
+          const end = bracketEnd(text, at);
+          if (end > 0 && readsAs(notation, text.slice(at, end), true)) add(at, end);
         }
-      } else if (endsHostRun(code)) {
-        at += 1;
-        continue;
-      } else {
-        // An unbracketed run: a quick look at its characters first (IPv4 text starts with a digit and has only some; an IPv6 host is bracketed).
-        let ipv4 = isDigit(code);
-        for (; end < text.length; end++) {
-          const next = text.charCodeAt(end);
-          if (endsHostRun(next)) break;
-          ascii &&= next < 0x80;
-          ipv4 &&= isIpv4Char(next);
+        return found;
+      case 'ipv4':
+        // A whole run of IPv4 characters starting with a digit (every part does: `0x…`, `0…`, `1…`).
+        IPV4_RUN.lastIndex = 0;
+        for (let match = IPV4_RUN.exec(text); match !== null; match = IPV4_RUN.exec(text))
+          if (readsAs(notation, match[0], true)) add(match.index, match.index + match[0].length);
+        return found;
+      case 'idn':
+        // A run with a non-ASCII character (an ASCII run shows the host only as 2 finds it).
+        if (!NON_ASCII.test(text)) return found;
+        for (let at = 0; at < text.length;) {
+          let end = at;
+          let ascii = true;
+          for (; end < text.length; end++) {
+            const code = text.charCodeAt(end);
+            if (endsHostRun(code)) break;
+            ascii &&= code < 0x80;
+          }
+          if (!ascii && readsAs(notation, text.slice(at, end), false)) add(at, end);
+          at = end + 1;
         }
-        if (notation.kind === 'ipv6' || (notation.kind === 'ipv4' && !ipv4)) {
-          at = end;
-          continue;
-        }
-      }
-      if (readsAs(notation, text.slice(at, end), ascii)) {
-        const replacement = this.hostReplacement(form, at, end, host);
-        if (replacement !== null) found.push(replacement);
-      }
-      at = end;
+        return found;
     }
-    return found;
   }
 
   /**
