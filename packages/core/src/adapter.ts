@@ -115,4 +115,4 @@ export {
   writesSoFar,
   writtenNoteOf,
 } from './written-responses.js';
-export { overruledCorsHeaders } from './response-bodies.js';
+export { carriesGrant, overruledCorsHeaders } from './response-bodies.js';

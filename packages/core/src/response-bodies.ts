@@ -24,7 +24,11 @@
  *    where the plan sets none) stay, as a handler's own headers do.
  *
  * The Fetch and Hono adapters write after the handler, into the Response
- * itself (written-responses.ts), and need none of this.
+ * itself (written-responses.ts): 1. and 2. are their writing; 3. is
+ * {@link carriesGrant} (attacker's review, session 16: `withAmpCors(() =>
+ * fetch(upstream), { onDenied: 'omit' })` kept the upstream's echo of a
+ * denied Origin with `-Credentials`, and an `AMP-Email-Allow-Sender` for a
+ * sender ampcors denied).
  */
 import { CORS_RESPONSE_HEADERS } from './nested-policies.js';
 
@@ -50,4 +54,14 @@ export function overruledCorsHeaders(response: Headers, sets: (name: string) => 
   if (carried.some((name) => GRANTS.includes(name))) return carried;
   // 2. Else ampcors's values stand where it set one.
   return carried.filter(sets);
+}
+
+/**
+ * 3. Whether a handler's `Response` carries a grant of its own (any of
+ * {@link GRANTS}): the Fetch and Hono adapters then remove every CORS
+ * header of it their plan does not set. Up to four `has`.
+ */
+export function carriesGrant(response: Headers): boolean {
+  for (let i = 0; i < GRANTS.length; i++) if (response.has(GRANTS[i] as string)) return true;
+  return false;
 }

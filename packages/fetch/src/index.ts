@@ -8,6 +8,7 @@ import {
   answerOver,
   appendVary,
   Carrier,
+  carriesGrant,
   clearEarlierCorsHeaders,
   createFetchCorsPolicy,
   DecidedRequest,
@@ -18,6 +19,7 @@ import {
   noteMade,
   noteWritten,
   pairsOverUnnoted,
+  removeEarlierCorsHeaders,
   writePlan,
   writesFor,
   writesSoFar,
@@ -139,6 +141,15 @@ function listsOf(plan: Pick<CorsPlan, 'headers' | 'vary'>): HeaderLists {
 }
 
 /**
+ * Removes from a handler's `headers` every CORS header `pairs` (a plan's) does not set, when they carry a grant of their
+ * own (core's response-bodies.ts, 3.: an upstream's echo of an Origin denied with
+ * `onDenied: 'omit'`, its `-Credentials` where the plan sends none, an `AMP-Email-Allow-Sender` for a sender ampcors denied).
+ */
+function withoutCorsBeyond(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): void {
+  removeEarlierCorsHeaders({ removeHeader: (name) => headers.delete(name) }, pairs);
+}
+
+/**
  * An ended answer's headers as `new Response` takes them: `Vary` first, then the pairs. For a remembered plan, a `Headers`
  * made once and kept here (never handed out, never written into again): `new Response` copies a `Headers` without
  * converting each pair as a sequence of strings again, about 0.7 µs less per preflight on Node's undici.
@@ -183,7 +194,7 @@ function applyPlan(
       return failure();
     }
   }
-  if (plan.headers.length === 0 && plan.vary.length === 0) return response;
+  if (plan.headers.length === 0 && plan.vary.length === 0 && !carriesGrant(response.headers)) return response;
   const lists = listsOf(plan);
   const { varyNames, vary } = lists;
   let { pairs } = lists;
@@ -193,6 +204,7 @@ function applyPlan(
   try {
     // 1. In place.
     if (moved) pairs = pairsOverUnnoted(response.headers, pairs, inner);
+    else if (carriesGrant(response.headers)) withoutCorsBeyond(response.headers, pairs);
     noteWritten(response, writePlan(response.headers, pairs, varyNames, vary, policy, origin));
     return response;
   } catch {
@@ -203,6 +215,7 @@ function applyPlan(
       if (typeof status !== 'number') return failure();
       const copy = new Response(body, { status, statusText, headers });
       if (moved) pairs = pairsOverUnnoted(copy.headers, lists.pairs, inner);
+      else if (carriesGrant(copy.headers)) withoutCorsBeyond(copy.headers, pairs);
       noteWritten(copy, writePlan(copy.headers, pairs, varyNames, vary, policy, origin));
       return copy;
     } catch {

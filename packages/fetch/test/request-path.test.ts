@@ -294,7 +294,11 @@ describe('the header lists of a plan', () => {
             expect(check.response).toBeUndefined();
             if (check.response !== undefined) return;
             const answered = check.apply(handlerResponse(vary));
-            expect([...answered.headers]).toEqual([...setOneByOne(handlerResponse(vary).headers, decided.plan)]);
+            // The handler's stale Access-Control-Allow-Origin is a grant of its own: it never outlives a plan that does not
+            // set one (core's response-bodies.ts, 3.), and a plan that does overwrites it.
+            const expected = handlerResponse(vary).headers;
+            if (!decided.plan.headers.some(([name]) => name === 'access-control-allow-origin')) expected.delete('access-control-allow-origin');
+            expect([...answered.headers]).toEqual([...setOneByOne(expected, decided.plan)]);
           }
         }
       }),

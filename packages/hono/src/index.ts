@@ -6,6 +6,7 @@
 import type { EmailSender, Verdict } from '@ampcors/core';
 import {
   answerOver,
+  carriesGrant,
   clearEarlierCorsHeaders,
   CORS_RESPONSE_HEADERS,
   type CorsPlan,
@@ -375,15 +376,14 @@ function plans(pairs: ReadonlyArray<readonly [string, string]>, name: string): b
 
 /**
  * 4. Whether `headers`, a Response's before ampcors writes its plan into it, hold a CORS grant
- * (`Access-Control-Allow-Origin` or `-Credentials`): one another layer made (attacker's review, session 16: `hono/cors`
- * app-wide, or a middleware's `c.header('Access-Control-Allow-Origin', …)` before `next()`, which hono merges into the
- * handler's Response, kept its grant on the answer of an ampCors on `/admin` denying that origin), or the handler's own.
- * Either way this plan decides: the grant itself when the plan makes it, none of the others. Two header reads when
+ * (`Access-Control-Allow-Origin`, `-Credentials`, or an AMP one: core's response-bodies.ts, 3.): one another layer made
+ * (attacker's review, session 16: `hono/cors` app-wide, or a middleware's `c.header('Access-Control-Allow-Origin', …)`
+ * before `next()`, which hono merges into the handler's Response, kept its grant on the answer of an ampCors on `/admin`
+ * denying that origin), or the handler's own (a proxied upstream's echo of a denied Origin, its `AMP-Email-Allow-Sender`).
+ * Either way this plan decides: the grant itself when the plan makes it, none of the others. Four header reads when
  * there is none (the usual case).
  */
-function grantOn(headers: Headers): boolean {
-  return headers.has('access-control-allow-origin') || headers.has('access-control-allow-credentials');
-}
+const grantOn = carriesGrant;
 
 /** 4. Removes from `headers` every CORS header `pairs` (a plan's) does not set (core's nested-policies.ts). */
 function withoutCorsBeyond(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): void {
