@@ -229,3 +229,13 @@ describe('5.a with a withAmpCors inside a Hono route (the Request handed on): a 
       }
     });
 });
+
+describe('the mark of a Request denied with 403 (Fetch, onDenied reject)', () => {
+  it('the same Request judged again by another withAmpCors that allows it: its grant, no failure', async () => {
+    const request = new Request(URL_, { headers: { origin: PARTNER } });
+    const denied = await withAmpCors(() => new Response('inner'), INNER)(request);
+    expect(denied.status).toBe(403);
+    const r = await withAmpCors(() => new Response('outer'), OUTER)(request);
+    expect([r.status, ...grantOf(r)]).toEqual([200, PARTNER, 'true']);
+  });
+});

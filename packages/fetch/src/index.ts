@@ -61,22 +61,28 @@ export interface FetchAmpCors {
  * (an entry in a table of weak keys). A request that takes no new property (frozen, sealed: engines may refuse it a new
  * private field too) keeps its result in {@link results} instead.
  */
-class Stamped extends Carrier {
+class Stamped extends DecidedRequest {
   #result: AmpCorsResult;
-  private constructor(request: object, result: AmpCorsResult) {
-    super(request);
+  private constructor(request: object, result: AmpCorsResult, policy: object) {
+    super(request, policy);
     this.#result = result;
   }
-  /** Gives `request` its result; a later one replaces it (then true: an earlier ampCors let the request through). */
-  static give(request: object, result: AmpCorsResult): boolean {
+  /**
+   * Gives `request` its result, and marks it as decided by `policy` (core's DecidedRequest, in the same construction: an
+   * outer layer then knows an inner one decided it, nested-policies.ts, 5.a); a later one replaces it (then true: an
+   * earlier ampCors let the request through; its mark is replaced by the caller).
+   */
+  static give(request: object, result: AmpCorsResult, policy: object): boolean {
     if (#result in request) {
       (request as Stamped).#result = result;
       return true;
     }
-    if (Object.isExtensible(request)) new Stamped(request, result);
+    // A Request marked without a result (a denial stopped here earlier: settle) cannot take the class's fields again.
+    if (Object.isExtensible(request) && DecidedRequest.by(request) === undefined) new Stamped(request, result, policy);
     else {
       const earlier = results.has(request);
       results.set(request, result);
+      DecidedRequest.mark(request, policy);
       return earlier;
     }
     return false;
@@ -263,15 +269,18 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
   };
   // 2. The plan: ended here (preflight, denial), or the handler's response, to be finished by apply().
   const settle = ({ verdict, plan }: CorsDecision, request: Request, origin: string | null): CorsCheck => {
-    // A Request an outer layer marked as decided (core's DecidedRequest: Hono's ampCors marks every one) is marked by this one
-    // too: that layer then knows an inner one decided it (core's nested-policies.ts, 5.a). None read or written else.
-    let decider = DecidedRequest.by(request);
-    if (decider !== undefined) DecidedRequest.mark(request, (decider = policy));
+    // A Request an outer layer marked as decided (core's DecidedRequest) is marked by this one too: that layer then knows an
+    // inner one decided it (core's nested-policies.ts, 5.a). An unmarked one gets its mark with its result (Stamped.give).
+    // Twin of the mark in hono's index.ts: keep in step.
+    if (DecidedRequest.by(request) !== undefined) DecidedRequest.mark(request, policy);
     if (plan.handled) {
+      // A denial stopped here is marked in any case (an outer Hono ampCors marks no Request itself); a preflight's answer is
+      // not (an outer layer answers preflights before its handler runs).
+      if (plan.kind === 'reject') DecidedRequest.mark(request, policy);
       // An earlier ampCors let the request through: this answer, more specific, stands, and its verdict replaces the earlier one's.
       if (Stamped.has(request)) {
         innermost.decidesAgain(request, policy);
-        Stamped.give(request, { verdict, email: plan.email });
+        Stamped.give(request, { verdict, email: plan.email }, policy);
       }
       return { response: ended(plan, policy, origin), verdict };
     }
@@ -284,9 +293,9 @@ export function createAmpCors(options: FetchAmpCorsOptions): FetchAmpCors {
       verdict,
       email: plan.email,
       apply: (response: Response) =>
-        innermost.overruled(request, policy) ? response : applyPlan(response, plan, policy, since, origin, DecidedRequest.by(request) !== decider, sinceOrigin),
+        innermost.overruled(request, policy) ? response : applyPlan(response, plan, policy, since, origin, DecidedRequest.by(request) !== policy, sinceOrigin),
     };
-    if (Stamped.give(request, pass)) innermost.decidesAgain(request, policy);
+    if (Stamped.give(request, pass, policy)) innermost.decidesAgain(request, policy);
     return pass;
   };
   const later = async (decided: PromiseLike<CorsDecision>, request: Request, origin: string | null) => settle(await decided, request, origin);

@@ -447,6 +447,8 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     let plan: CorsPlan;
     // The request's Origin, noted with what this ampCors writes (core's written-responses.ts); read again only after a failure to read it.
     let origin: string | null | undefined;
+    // The layer that marked the Request as decided last, as this one left it (5.a): another after the handler is an inner one.
+    let decider: object | undefined;
     // An earlier ampCors decided this request: this one, more specific, decides instead (its verdict replaces the earlier one's).
     if (c.get('ampCors') !== undefined) innermost.decidesAgain(c, cors);
     // Under `@hono/node-server`, a layer of another framework on the Node request (an Express app mounting this one) may
@@ -457,9 +459,11 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     try {
       const facts = fetchRequestFacts(c.req.raw);
       origin = facts.origin ?? null;
-      // Marked as decided by this layer: an outer one (Hono's or Fetch's) finding another mark after its handler ran knows
-      // an inner layer decided this very Request (core's nested-policies.ts, 5.a).
-      DecidedRequest.mark(c.req.raw, cors);
+      // A Request an outer layer marked as decided (core's DecidedRequest: Fetch's withAmpCors marks every one) is marked
+      // by this one too: that layer then knows an inner one decided it (core's nested-policies.ts, 5.a). Twin of the mark in
+      // fetch's index.ts: keep in step.
+      decider = DecidedRequest.by(c.req.raw);
+      if (decider !== undefined) DecidedRequest.mark(c.req.raw, (decider = cors));
       const decided = cors.decide(facts, c);
       const decision = isThenable(decided) ? await decided : decided;
       plan = decision.plan;
@@ -501,7 +505,7 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     // An inner layer decided this Request, or ampcors wrote for this Origin while the handler ran: an inner answer rebuilt
     // without its note (`hono/compress`, `hono/etag`, a HEAD request, `app.mount`) gets no grant beyond its own (core's
     // nested-policies.ts, 5.a, 5.b).
-    const inner = DecidedRequest.by(c.req.raw) !== cors;
+    const inner = DecidedRequest.by(c.req.raw) !== decider;
     const moved = inner || sinceOrigin < writesFor(origin);
     let pairs = plan.headers;
     try {
