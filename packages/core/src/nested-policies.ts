@@ -73,8 +73,11 @@
  *       `Origin` (`writesFor`; or one sharing its slot), and the Response
  *       looks like an answer of ampcors. The one false denial left: a
  *       handler's own Response varying on `Origin` or holding a grant (a
- *       proxied upstream's) while a request with the same `Origin` is
- *       answered by ampcors's Fetch or Hono adapter in this process.
+ *       proxied upstream's) while a request with the same `Origin` (or one
+ *       sharing its slot of 64) is answered by ampcors's Fetch or Hono
+ *       adapter in this process. The one gap left: a layer between that
+ *       rebuilds the Request and also drops every CORS header and `Vary`
+ *       of the inner's answer.
  *
  * The names and the rule live here once; the adapters only say where their
  * verdict is kept and how their response removes a header.

@@ -113,11 +113,12 @@ export class Carrier {
  * The policy of the ampcors layer that decided a Request last, in a field
  * private to this class (the base constructor returns the Request, which
  * gets the field: no per-request table entry; no code outside can read or
- * forge it). Every layer of the Fetch and Hono adapters marks the Request
- * it decides, so a layer finding, after its handler ran, another policy's
- * mark knows an inner layer decided this very Request (nested-policies.ts,
- * 5.). Requests that take no new property keep theirs in {@link deciders}.
- * The Fetch adapter's own Request stamp extends it (one construction).
+ * forge it). The Fetch adapter marks every Request it lets through (its
+ * own Request stamp extends this class: one construction) or stops with a
+ * denial; the Hono adapter marks a Request already marked (none on its usual
+ * path). A layer finding, after its handler ran, another mark than the one
+ * it left knows an inner layer decided this very Request (nested-policies.ts,
+ * 5.a). Requests that take no new property keep theirs in {@link deciders}.
  */
 export class DecidedRequest extends Carrier {
   #by: object;
