@@ -7,7 +7,6 @@ import type { AmpCorsConfig, CorsDecision, CorsPlan, CorsPolicy } from '@ampcors
 import {
   answerOver,
   appendVary,
-  Carrier,
   carriesGrant,
   clearEarlierCorsHeaders,
   createFetchCorsPolicy,
