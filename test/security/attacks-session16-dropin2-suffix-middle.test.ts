@@ -44,6 +44,11 @@ const LOOSE: ReadonlyArray<readonly [RegExp, string, string]> = [
   [/^https:\/\/[a-z0-9-]{1,63}\.de$/, 'https://example.de', `https://${LONG_IDN}.de`],
   [/^https:\/\/(www\.)?[a-z0-9-]{1,63}\.de$/, 'https://www.example.de', `https://${LONG_CJK}.de`],
   [/^https:\/\/example\.[a-z0-9-]+$/, 'https://example.com', 'https://example.xn--p1ai'],
+  // One-character labels of the suffix (Sweden's county letters, Bulgaria's letters and digits: a.se, x.se, 0.bg are PSL entries).
+  [/^https:\/\/example\.[a-z0-9-]+\.se$/, 'https://example.a.se', 'https://example.x.se'],
+  [/^https:\/\/example\.[a-z]\.se$/, 'https://example.x.se', 'https://example.a.se'],
+  [/^https:\/\/example\.[0-9]\.bg$/, 'https://example.0.bg', 'https://example.9.bg'],
+  [/^https:\/\/example\.[a-z0-9-]+\.bg$/, 'https://example.0.bg', 'https://example.x.bg'],
 ];
 
 const SEEN_WITH_CREDENTIALS = (origin: string) => ({ status: 200, acao: origin, credentials: 'true' });
@@ -90,6 +95,14 @@ const STRICT: ReadonlyArray<readonly [string, RegExp | readonly string[], readon
   ['a literal IDN under .de', /^https:\/\/(www\.)?xn--bcher-kva\.de$/, ['https://www.xn--bcher-kva.de', 'https://xn--bcher-kva.de']],
   ['a literal long IDN', new RegExp(`^https://${LONG_IDN}\\.de$`), [`https://${LONG_IDN}.de`]],
   ['a literal IDN second-level suffix', /^https:\/\/example\.xn--55qx5d\.cn$/, ['https://example.xn--55qx5d.cn']],
+  ['a literal one-letter suffix label', /^https:\/\/example\.a\.se$/, ['https://example.a.se']],
+  ['an alternation of two one-letter suffix labels', /^https:\/\/example\.(a|b)\.se$/, ['https://example.a.se', 'https://example.b.se']],
+  ['a literal one-digit suffix label', /^https:\/\/(www\.)?example\.0\.bg$/, ['https://www.example.0.bg', 'https://example.0.bg']],
+  [
+    'an exact list of one-character suffix labels',
+    ['https://example.a.se', 'https://example.x.se', 'https://example.0.bg'],
+    ['https://example.x.se', 'https://example.0.bg'],
+  ],
 ];
 
 describe.each(ADAPTERS)('$name: strict options over multi-label suffixes stay accepted', (adapter) => {
@@ -116,6 +129,13 @@ const SUFFIXES: readonly string[] = PSL_ANCESTORS.split(' ')
   .filter((suffix) => tldts.getPublicSuffix(`example.${suffix}`, { allowPrivateDomains: true }) === suffix)
   .filter((suffix) => tldts.getDomain(`example.${suffix}`, { allowPrivateDomains: true }) === `example.${suffix}`);
 
+/**
+ * A label no rule of the PSL names, put in front of a suffix's right-hand labels to ask whether they are a public suffix
+ * of their own. Not a short real label: `x.se` and `x.bg` are PSL entries, so probing with `x` found no open label in
+ * `a.se` or `0.bg`, and the property's "loose" pattern for them was the literal one (asserted refused, and allowed).
+ */
+const PROBE_LABEL = 'ampcorsprobe';
+
 /** The labels of `suffix` left of its top-level domain whose right-hand labels are a public suffix of their own. */
 function openLabels(suffix: string): number[] {
   const labels = suffix.split('.');
@@ -123,7 +143,8 @@ function openLabels(suffix: string): number[] {
     .map((_label, i) => i)
     .filter(
       (i) =>
-        i < labels.length - 1 && tldts.getPublicSuffix(`x.${labels.slice(i + 1).join('.')}`, { allowPrivateDomains: true }) === labels.slice(i + 1).join('.'),
+        i < labels.length - 1 &&
+        tldts.getPublicSuffix(`${PROBE_LABEL}.${labels.slice(i + 1).join('.')}`, { allowPrivateDomains: true }) === labels.slice(i + 1).join('.'),
     );
 }
 
@@ -145,6 +166,9 @@ describe('by property, over the multi-label public suffixes of the PSL (tldts)',
   it('has suffixes to draw from, some with a label whose right-hand side is no public suffix (s3.amazonaws.com)', () => {
     expect(SUFFIXES.length).toBeGreaterThan(500);
     expect(SUFFIXES.some((suffix) => openLabels(suffix).length < suffix.split('.').length - 1)).toBe(true);
+    // Every suffix has a label to vary (its top-level domain is a public suffix), one-character labels included.
+    expect(SUFFIXES.filter((suffix) => openLabels(suffix).length === 0)).toEqual([]);
+    expect(['a.se', '0.bg'].map((suffix) => SUFFIXES.includes(suffix) && openLabels(suffix))).toEqual([[0], [0]]);
   });
 
   it('a wildcard over an open label of the suffix is refused with credentials (RegExp and function), the literal suffix is accepted', async () => {
@@ -153,12 +177,14 @@ describe('by property, over the multi-label public suffixes of the PSL (tldts)',
       fc.asyncProperty(fc.constantFrom(...SUFFIXES), fc.nat(), wildcard, fc.constantFrom('', 'www.'), async (suffix, pick, any, www) => {
         const labels = suffix.split('.');
         const open = openLabels(suffix);
+        expect(open.length).toBeGreaterThan(0);
         const at = open[pick % open.length] as number;
         const origin = `https://${www}example.${suffix}`;
         expect(parseOrigin(origin).ok).toBe(true);
         const literal = new RegExp(`^https://(www\\.)?example\\.${escape(suffix)}$`);
         const loose = new RegExp(`^https://(www\\.)?example\\.${labels.map((label, i) => (i === at ? any : escape(label))).join('\\.')}$`);
         expect(loose.test(origin) && literal.test(origin)).toBe(true);
+        expect(loose.source).not.toBe(literal.source);
         // The static pattern (construction or the request), and an origin function testing it (per request, sync and async).
         const staticly = (pattern: RegExp) => credentialed(() => compileOriginOption(pattern, { credentials: true })(origin));
         const asked = (pattern: RegExp, async: boolean) =>
