@@ -20,22 +20,12 @@ import Koa from 'koa';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { CORS_HEADERS } from './cors-header-names.js';
+import { corsOf } from './cors-header-names.js';
 
 const PARTNER = 'https://partner.example';
 const OWN = 'https://example.com';
 /** The application-wide policy, in `cors`'s options: the partner and the publisher, with credentials. */
 const OUTER = { origin: [PARTNER, OWN], credentials: true };
-
-/** The CORS headers of a response, `Vary` apart. */
-function corsOf(headers: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const name of CORS_HEADERS) {
-    const value = headers[name];
-    if (value !== undefined) found[name] = value;
-  }
-  return found;
-}
 
 /** Express with `ampCors(OUTER)` on every path and `admin` (a Node listener) on /admin; `GET /admin/x` from `origin`. */
 async function through(admin: (req: IncomingMessage, res: ServerResponse) => void, origin: string) {
