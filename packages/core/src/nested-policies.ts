@@ -86,6 +86,9 @@
  * Every response header a CORS plan (or a drop-in's) may set that lets a
  * page read the response or send a request: those an inner policy must not
  * inherit from an outer one. `Vary` is not one (it only widens caching).
+ * Written out again, on purpose, as `CORS_HEADERS` in
+ * test/security/cors-header-names.ts (a test does not trust the list it
+ * checks): keep in step.
  */
 export const CORS_RESPONSE_HEADERS: readonly string[] = Object.freeze([
   'access-control-allow-origin',
