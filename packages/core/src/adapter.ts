@@ -115,4 +115,4 @@ export {
   writesSoFar,
   writtenNoteOf,
 } from './written-responses.js';
-export { carriesGrant, overruledCorsHeaders } from './response-bodies.js';
+export { carriesGrant, overruledCorsHeaders, removeOwnGrant } from './response-bodies.js';

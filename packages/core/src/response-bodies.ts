@@ -25,12 +25,12 @@
  *
  * The Fetch and Hono adapters write after the handler, into the Response
  * itself (written-responses.ts): 1. and 2. are their writing; 3. is
- * {@link carriesGrant} (attacker's review, session 16: `withAmpCors(() =>
+ * {@link removeOwnGrant} (attacker's review, session 16: `withAmpCors(() =>
  * fetch(upstream), { onDenied: 'omit' })` kept the upstream's echo of a
  * denied Origin with `-Credentials`, and an `AMP-Email-Allow-Sender` for a
  * sender ampcors denied).
  */
-import { CORS_RESPONSE_HEADERS } from './nested-policies.js';
+import { CORS_RESPONSE_HEADERS, removeEarlierCorsHeaders } from './nested-policies.js';
 
 /** 3. The headers that grant a page access by themselves (the others only widen a grant). */
 const GRANTS: readonly string[] = Object.freeze([
@@ -64,4 +64,20 @@ export function overruledCorsHeaders(response: Headers, sets: (name: string) => 
 export function carriesGrant(response: Headers): boolean {
   for (let i = 0; i < GRANTS.length; i++) if (response.has(GRANTS[i] as string)) return true;
   return false;
+}
+
+/**
+ * 3. When a `Response`'s `headers`, before the Fetch or Hono adapter writes
+ * its plan into them, carry a grant ({@link carriesGrant}): one another
+ * layer made (`hono/cors` app-wide, or `c.header('Access-Control-Allow-Origin', …)`
+ * before `next()`, merged by Hono into the handler's Response) or the
+ * handler's own (a proxied upstream's echo of a denied Origin, its
+ * `AMP-Email-Allow-Sender`), removes every CORS header `pairs` (the plan's)
+ * does not set: the plan decides (nested-policies.ts, 4.). Whether there
+ * was such a grant. Up to four `has` when there is none (the usual case).
+ */
+export function removeOwnGrant(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): boolean {
+  if (!carriesGrant(headers)) return false;
+  removeEarlierCorsHeaders({ removeHeader: (name) => headers.delete(name) }, pairs);
+  return true;
 }

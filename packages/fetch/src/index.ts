@@ -18,7 +18,7 @@ import {
   noteMade,
   noteWritten,
   pairsOverUnnoted,
-  removeEarlierCorsHeaders,
+  removeOwnGrant,
   writePlan,
   writesFor,
   writesSoFar,
@@ -146,15 +146,6 @@ function listsOf(plan: Pick<CorsPlan, 'headers' | 'vary'>): HeaderLists {
 }
 
 /**
- * Removes from a handler's `headers` every CORS header `pairs` (a plan's) does not set, when they carry a grant of their
- * own (core's response-bodies.ts, 3.: an upstream's echo of an Origin denied with
- * `onDenied: 'omit'`, its `-Credentials` where the plan sends none, an `AMP-Email-Allow-Sender` for a sender ampcors denied).
- */
-function withoutCorsBeyond(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): void {
-  removeEarlierCorsHeaders({ removeHeader: (name) => headers.delete(name) }, pairs);
-}
-
-/**
  * An ended answer's headers as `new Response` takes them: `Vary` first, then the pairs. For a remembered plan, a `Headers`
  * made once and kept here (never handed out, never written into again): `new Response` copies a `Headers` without
  * converting each pair as a sequence of strings again, about 0.7 µs less per preflight on Node's undici.
@@ -209,7 +200,8 @@ function applyPlan(
   try {
     // 1. In place.
     if (moved) pairs = pairsOverUnnoted(response.headers, pairs, inner);
-    else if (carriesGrant(response.headers)) withoutCorsBeyond(response.headers, pairs);
+    // A grant of the handler's own (an upstream's echo of a denied Origin): its CORS headers the plan does not set go.
+    else removeOwnGrant(response.headers, pairs);
     noteWritten(response, writePlan(response.headers, pairs, varyNames, vary, policy, origin));
     return response;
   } catch {
@@ -220,7 +212,7 @@ function applyPlan(
       if (typeof status !== 'number') return failure();
       const copy = new Response(body, { status, statusText, headers });
       if (moved) pairs = pairsOverUnnoted(copy.headers, lists.pairs, inner);
-      else if (carriesGrant(copy.headers)) withoutCorsBeyond(copy.headers, pairs);
+      else removeOwnGrant(copy.headers, pairs);
       noteWritten(copy, writePlan(copy.headers, pairs, varyNames, vary, policy, origin));
       return copy;
     } catch {

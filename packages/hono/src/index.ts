@@ -6,7 +6,6 @@
 import type { EmailSender, Verdict } from '@ampcors/core';
 import {
   answerOver,
-  carriesGrant,
   clearEarlierCorsHeaders,
   CORS_RESPONSE_HEADERS,
   type CorsPlan,
@@ -25,7 +24,7 @@ import {
   type OriginRewriter,
   originRewriter,
   pairsOverUnnoted,
-  removeEarlierCorsHeaders,
+  removeOwnGrant,
   unwrite,
   writePlan,
   writesFor,
@@ -375,22 +374,6 @@ function plans(pairs: ReadonlyArray<readonly [string, string]>, name: string): b
 }
 
 /**
- * 4. Whether `headers`, a Response's before ampcors writes its plan into it, hold a CORS grant
- * (`Access-Control-Allow-Origin`, `-Credentials`, or an AMP one: core's response-bodies.ts, 3.): one another layer made
- * (attacker's review, session 16: `hono/cors` app-wide, or a middleware's `c.header('Access-Control-Allow-Origin', …)`
- * before `next()`, which hono merges into the handler's Response, kept its grant on the answer of an ampCors on `/admin`
- * denying that origin), or the handler's own (a proxied upstream's echo of a denied Origin, its `AMP-Email-Allow-Sender`).
- * Either way this plan decides: the grant itself when the plan makes it, none of the others. Four header reads when
- * there is none (the usual case).
- */
-const grantOn = carriesGrant;
-
-/** 4. Removes from `headers` every CORS header `pairs` (a plan's) does not set (core's nested-policies.ts). */
-function withoutCorsBeyond(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): void {
-  removeEarlierCorsHeaders({ removeHeader: (name) => headers.delete(name) }, pairs);
-}
-
-/**
  * Ends the request now: the headers set so far by earlier middleware, plus the plan's (a response ampcors wrote into
  * for another request, set by earlier middleware, without what ampcors wrote). An answer ampcors makes carries no CORS
  * header of another layer that its plan does not set (attacker's review, session 16: `hono/cors` app-wide, or a
@@ -510,9 +493,8 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     let pairs = plan.headers;
     try {
       if (moved) pairs = pairsOverUnnoted(res.headers, pairs, inner);
-      // A grant on it that another layer made (core's nested-policies.ts, 4.): its CORS headers the plan does not set go.
-      if (grantOn(res.headers)) withoutCorsBeyond(res.headers, pairs);
-      else if (pairs.length === 0 && plan.vary.length === 0) return;
+      // A grant on it that another layer or the handler made: its CORS headers the plan does not set go (core's response-bodies.ts, 3.).
+      if (!removeOwnGrant(res.headers, pairs) && pairs.length === 0 && plan.vary.length === 0) return;
       noteWritten(res, writePlan(res.headers, pairs, plan.vary, null, cors, origin));
     } catch {
       // Immutable headers (a fetch() result, Response.redirect): copied once; Response.error() kept; a body already read: a 500.
@@ -522,7 +504,7 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
       try {
         const copy = new Response(body, { status, statusText, headers });
         if (moved) pairs = pairsOverUnnoted(copy.headers, plan.headers, inner);
-        if (grantOn(copy.headers)) withoutCorsBeyond(copy.headers, pairs);
+        removeOwnGrant(copy.headers, pairs);
         noteWritten(copy, writePlan(copy.headers, pairs, plan.vary, null, cors, origin));
         c.res = copy;
       } catch {
