@@ -200,8 +200,9 @@ function applyPlan(
   try {
     // 1. In place.
     if (moved) pairs = pairsOverUnnoted(response.headers, pairs, inner);
-    // A grant of the handler's own (an upstream's echo of a denied Origin): its CORS headers the plan does not set go.
-    else removeOwnGrant(response.headers, pairs);
+    // A grant of the handler's own (an upstream's echo of a denied Origin, an `AMP-Email-Allow-Sender`, on every path): its
+    // CORS headers the plan does not set go.
+    removeOwnGrant(response.headers, pairs);
     noteWritten(response, writePlan(response.headers, pairs, varyNames, vary, policy, origin));
     return response;
   } catch {
@@ -212,7 +213,7 @@ function applyPlan(
       if (typeof status !== 'number') return failure();
       const copy = new Response(body, { status, statusText, headers });
       if (moved) pairs = pairsOverUnnoted(copy.headers, lists.pairs, inner);
-      else removeOwnGrant(copy.headers, pairs);
+      removeOwnGrant(copy.headers, pairs);
       noteWritten(copy, writePlan(copy.headers, pairs, varyNames, vary, policy, origin));
       return copy;
     } catch {
