@@ -52,6 +52,15 @@ interface Endpoint {
   readonly handshake: readonly (readonly string[])[];
 }
 
+/** A percent-decoded user name or password of the url; a malformed escape is an `AmpCorsError` that does not echo it. */
+function userinfoPart(raw: string, what: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AmpCorsError('invalid-option', `the ${what} of the Redis url holds a malformed percent-escape`);
+  }
+}
+
 function endpointOf(url: string): Endpoint {
   let parsed: URL;
   try {
@@ -64,8 +73,8 @@ function endpointOf(url: string): Endpoint {
   const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
   if (host === '') throw new AmpCorsError('invalid-option', 'url has no host');
   const handshake: string[][] = [];
-  const username = decodeURIComponent(parsed.username);
-  const password = decodeURIComponent(parsed.password);
+  const username = userinfoPart(parsed.username, 'user name');
+  const password = userinfoPart(parsed.password, 'password');
   if (password !== '') handshake.push(username === '' ? ['AUTH', password] : ['AUTH', username, password]);
   const db = parsed.pathname.replace(/^\//, '');
   if (db !== '') {

@@ -4,7 +4,7 @@
 // does, questions fail (the verifier then denies), nothing hangs, close()
 // returns, and the client holds a bounded number of bytes of any reply.
 import { createServer, type Server, type Socket } from 'node:net';
-import { cacheOrigin, createAsyncVerifier } from '@ampcors/core';
+import { AmpCorsError, cacheOrigin, createAsyncVerifier } from '@ampcors/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSE_TIMEOUT_MS, createRedisRegistry, MAX_PENDING, MAX_REPLY_BYTES, type RedisRegistry } from '../src/index.js';
 import { RespConnection } from '../src/resp-connection.js';
@@ -469,4 +469,19 @@ describe("the reply deadline is timed from each command's send time (attacker's 
       await connection.close();
     }
   });
+});
+
+describe('a url whose user name or password holds a malformed percent-escape (attacker\'s review, session 17)', () => {
+  for (const url of ['redis://:%zz@127.0.0.1:1', 'redis://user%@127.0.0.1:1', 'rediss://u:%E0%A4%A@127.0.0.1:1', 'redis://:%ff@127.0.0.1:1/0']) {
+    it(`${url}: an AmpCorsError naming the part, without the credentials`, () => {
+      let caught: unknown;
+      try {
+        createRedisRegistry({ url });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(AmpCorsError);
+      expect((caught as AmpCorsError).message).toMatch(/^the (user name|password) of the Redis url holds a malformed percent-escape$/);
+    });
+  }
 });
