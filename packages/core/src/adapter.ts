@@ -95,11 +95,13 @@ export {
   type HeaderRemover,
   type HeaderStore,
   InnermostDecisions,
+  lastTakeBack,
   NO_CORS_HEADERS,
   type NodeResponseLike,
   nodeResponseIn,
   pairsOverUnnoted,
   removeEarlierCorsHeaders,
+  type TakeBack,
 } from './nested-policies.js';
 export {
   answerOver,

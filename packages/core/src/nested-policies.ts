@@ -59,7 +59,12 @@
  *    when sent; a Fetch `Response` that `@hono/node-server` writes over it)
  *    removes every CORS header found there ({@link clearEarlierCorsHeaders}):
  *    its own answer carries all of its own. Whatever was before ampCors,
- *    the later (inner) ampCors decides.
+ *    the later (inner) ampCors decides. Each removal is noted on the
+ *    response ({@link lastTakeBack}): an earlier Koa ampCors that puts its
+ *    plan back over a Fetch `Response` body after its handler ran puts back
+ *    the later layer's headers instead (attacker's review, session 17: it
+ *    put its allow, with credentials, over an inner Express ampCors's
+ *    denial when the body carried a grant of its own).
  * 5. A layer between two ampCors rebuilt the inner's answer (a new Response
  *    without its note: `hono/compress`, `hono/etag`'s 304, Hono's `HEAD`
  *    answer): a layer meeting a Response without a note adds no grant
@@ -120,7 +125,40 @@ export const NO_CORS_HEADERS: ReadonlyArray<readonly [string, string]> = Object.
  * @param headers - the headers the adapter sets for its plan (`plan.headers`, or a drop-in's with its own added); names in lower case
  */
 export function removeEarlierCorsHeaders(target: HeaderRemover, headers: ReadonlyArray<readonly [string, string]>): void {
+  removeCorsHeadersBeyond(target, headers);
+  // 4. Noted on `target`, so that an earlier layer knows, after its handler ran, that a later one decided (lastTakeBack).
+  takeBacks.set(target, { headers });
+  takenBackInProcess = true;
+}
+
+/** Removes from `target` each of {@link CORS_RESPONSE_HEADERS} that `headers` does not set, noting nothing (a handler's own Response: response-bodies.ts). */
+export function removeCorsHeadersBeyond(target: HeaderRemover, headers: ReadonlyArray<readonly [string, string]>): void {
   for (const name of CORS_RESPONSE_HEADERS) if (!headers.some((header) => header[0] === name)) target.removeHeader(name);
+}
+
+/** 4. A call of {@link removeEarlierCorsHeaders}: the headers the layer that made it sets (its plan's; none for a failure). A new object each time. */
+export interface TakeBack {
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+}
+
+/** Whether any layer in this process took CORS headers back (until then, {@link lastTakeBack} looks nothing up). */
+let takenBackInProcess = false;
+/** The last {@link TakeBack} made on each response. */
+const takeBacks = new WeakMap<object, TakeBack>();
+
+/**
+ * 4. The last {@link removeEarlierCorsHeaders} made on `target` (a Node
+ * response), if any. An adapter that writes before its handler runs and
+ * looks at the answer again after it (Koa's Fetch `Response` body:
+ * response-bodies.ts) reads it before and after: another one after means a
+ * later layer on the same Node response (another framework's ampCors, which
+ * no record of its own framework shows: Express run as Koa middleware, an
+ * `@hono/node-server` listener) took the grant back, and its headers, not
+ * the adapter's plan, decide the answer. A property read and nothing else
+ * in a process where no layer ever took a header back.
+ */
+export function lastTakeBack(target: object): TakeBack | undefined {
+  return takenBackInProcess ? takeBacks.get(target) : undefined;
 }
 
 /**

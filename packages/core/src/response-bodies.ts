@@ -30,7 +30,7 @@
  * denied Origin with `-Credentials`, and an `AMP-Email-Allow-Sender` for a
  * sender ampcors denied).
  */
-import { CORS_RESPONSE_HEADERS, removeEarlierCorsHeaders } from './nested-policies.js';
+import { CORS_RESPONSE_HEADERS, removeCorsHeadersBeyond } from './nested-policies.js';
 
 /** 3. The headers that grant a page access by themselves (the others only widen a grant). */
 const GRANTS: readonly string[] = Object.freeze([
@@ -78,6 +78,6 @@ export function carriesGrant(response: Headers): boolean {
  */
 export function removeOwnGrant(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>): boolean {
   if (!carriesGrant(headers)) return false;
-  removeEarlierCorsHeaders({ removeHeader: (name) => headers.delete(name) }, pairs);
+  removeCorsHeadersBeyond({ removeHeader: (name) => headers.delete(name) }, pairs);
   return true;
 }

@@ -11,6 +11,7 @@ import type { EmailSender, Verdict } from '@ampcors/core';
 import {
   appendVary,
   applyHeadersAtomically,
+  carriesGrant,
   type CorsPlan,
   createKoaCorsPolicy,
   earlierGrantLeft,
@@ -19,9 +20,11 @@ import {
   isThenable,
   type KoaCorsOptions,
   type KoaCorsOriginFunction,
+  lastTakeBack,
   NO_CORS_HEADERS,
   overruledCorsHeaders,
   removeEarlierCorsHeaders,
+  type TakeBack,
 } from '@ampcors/core/adapter';
 
 export { ampRedirectTo, AmpCorsError, type AmpCorsConfig, type CorsOptions, type Verdict } from '@ampcors/core';
@@ -129,33 +132,59 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       if (plan.body !== '' || plan.status !== 204) ctx.body = plan.body;
       return;
     }
+    // What a later layer of another framework on this Node response took back is noted there (core's nested-policies.ts, 4.).
+    const takenBack = lastTakeBack(ctx.res);
     try {
       await next();
     } catch (error) {
       // An inner ampCors decided this request (in Koa, or another framework's on the Node response): its error headers stand.
-      throw innermost.overruled(ctx, cors) || grantChangedSince(ctx.res, cors.headersOf(plan)) ? error : cors.errorAfter(error, plan);
+      throw innermost.overruled(ctx, cors) || lastTakeBack(ctx.res) !== takenBack || grantChangedSince(ctx.res, cors.headersOf(plan))
+        ? error
+        : cors.errorAfter(error, plan);
     }
-    // A Fetch `Response` as the body replaced what this one wrote: put back (see keepDecision). Anything else: a `typeof`.
+    // A Fetch `Response` as the body replaced what was written: put back what decided (see keepDecision). Anything else: a `typeof`.
     const body = ctx.body;
-    if (typeof body === 'object' && body !== null && body instanceof Response && !ctx.res.headersSent && !innermost.overruled(ctx, cors))
-      keepDecision(ctx.res, body, plan);
+    if (typeof body === 'object' && body !== null && body instanceof Response && !ctx.res.headersSent && !innermost.overruled(ctx, cors)) {
+      // A later layer of another framework on ctx.res (an Express ampCors run on ctx.req/ctx.res, an @hono/node-server listener)
+      // decided: its headers, not this plan, are put back when it took a grant back; when it granted where this plan did not
+      // (seen on the response while the body brings no grant), none of the body's CORS headers stay (core's nested-policies.ts, 4.).
+      const later = lastTakeBack(ctx.res);
+      keepDecision(
+        ctx.res,
+        body,
+        later !== takenBack ? (later as TakeBack).headers : grantedLater(ctx.res, body, plan.headers) ? null : plan.headers,
+        plan.vary,
+      );
+    }
   };
 }
 
 /**
- * Puts back on `res` what a Fetch `Response` body replaced of `plan` (Koa 3 copies its headers over the response when it
- * is set, after this middleware wrote: `ctx.body = await fetch(upstream)`; core's response-bodies.ts): none of its CORS
- * headers that overrule the plan's stay, and the plan's `Vary` names are merged into its `Vary`.
+ * Whether a later layer granted on `res` where `headers` (this middleware's plan) did not, without taking a grant back
+ * (an inner ampCors of another framework allowing what this one denied): `res` holds a grant other than the plan's
+ * (`grantChangedSince`) while `body` (a Fetch `Response`, whose headers Koa 3 copied over `res`) carries none
+ * (`carriesGrant`), so that grant is not the body's. A few `has` and header reads, for a Response body only.
  */
-function keepDecision(res: ServerResponse, body: Response, plan: CorsPlan): void {
-  const planned = (name: string) => plan.headers.find((header) => header[0] === name)?.[1];
-  for (const name of overruledCorsHeaders(body.headers, (name) => planned(name) !== undefined)) {
-    const value = planned(name);
+function grantedLater(res: ServerResponse, body: Response, headers: ReadonlyArray<readonly [string, string]>): boolean {
+  return !carriesGrant(body.headers) && grantChangedSince(res, headers);
+}
+
+/**
+ * Puts back on `res` what a Fetch `Response` body replaced of `headers`, the CORS headers of the layer that decided (this
+ * middleware's plan, or a later layer's that took the grant back; `null`: a later layer's, not known, so every CORS
+ * header of the body goes): Koa 3 copies the body's headers over the response when it is set, `ctx.body = await
+ * fetch(upstream)`, and Koa 2 leaves what was written (core's response-bodies.ts). None of its CORS headers that
+ * overrule those stay, and the `Vary` names `vary` are merged into its `Vary`.
+ */
+function keepDecision(res: ServerResponse, body: Response, headers: ReadonlyArray<readonly [string, string]> | null, vary: readonly string[]): void {
+  const decided = (name: string) => headers?.find((header) => header[0] === name)?.[1];
+  for (const name of overruledCorsHeaders(body.headers, (name) => headers === null || decided(name) !== undefined)) {
+    const value = decided(name);
     if (value === undefined) res.removeHeader(name);
     else res.setHeader(name, value);
   }
-  if (plan.vary.length === 0) return;
-  const vary = res.getHeader('vary');
-  const merged = appendVary(vary, plan.vary);
-  if (merged !== vary) res.setHeader('vary', merged);
+  if (vary.length === 0) return;
+  const current = res.getHeader('vary');
+  const merged = appendVary(current, vary);
+  if (merged !== current) res.setHeader('vary', merged);
 }
