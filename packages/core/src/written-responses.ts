@@ -119,6 +119,15 @@ export class Carrier {
  * path). A layer finding, after its handler ran, another mark than the one
  * it left knows an inner layer decided this very Request (nested-policies.ts,
  * 5.a). Requests that take no new property keep theirs in {@link deciders}.
+ *
+ * Twin of `Written` below (a Response's note): keep in step. Two classes on
+ * purpose: each holds its mark under a private name of its own (one shared
+ * class would let a Request's decider be read as a Response's note, and the
+ * reverse), and a class factory making both, which would give each its own
+ * name, publishes this exported, extended class (the Fetch adapter's
+ * `Stamped`) with a public constructor and a `"__#private@#value"` property
+ * in its declarations, and shares one set of inline caches between the two
+ * marks on the Fetch adapter's path.
  */
 export class DecidedRequest extends Carrier {
   #by: object;
@@ -145,6 +154,9 @@ const deciders = new WeakMap<object, object>();
  * (the base constructor returns the Response, which gets the field; cheaper
  * than a `WeakMap` entry; no code outside can read or forge it). Objects
  * that take no new property keep theirs in {@link notes}.
+ *
+ * Twin of {@link DecidedRequest} above (a Request's mark): keep in step; it
+ * says why they are two.
  */
 class Written extends Carrier {
   #note: WrittenNote;
