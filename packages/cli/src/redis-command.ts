@@ -7,7 +7,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { canonicalDomain, createAsyncVerifier, isAmpCorsError } from '@ampcors/core';
+import { CACHES, canonicalDomain, createAsyncVerifier, isAmpCorsError } from '@ampcors/core';
+import { parsePublisherRules } from '@ampcors/core/algorithms';
 import type { RedisRegistry } from '@ampcors/redis';
 import {
   CliError,
@@ -139,18 +140,29 @@ interface DomainList {
   readonly problemCount: number;
 }
 
-/** Reads and canonicalizes every domain before anything is written: one bad line and nothing is. */
-async function collectDomains(lines: AsyncIterable<InputLine> | Iterable<InputLine>, where: (lineNumber: number) => string): Promise<DomainList> {
+/**
+ * Reads and canonicalizes every domain before anything is written: one bad line and nothing is. With `publishers` (add,
+ * load), a domain must also be one the `publishers` option takes as an exact rule (not a public suffix, not an AMP cache's
+ * own domain), as `@ampcors/redis` checks it: here each refused line is named.
+ */
+async function collectDomains(
+  lines: AsyncIterable<InputLine> | Iterable<InputLine>,
+  where: (lineNumber: number) => string,
+  publishers: boolean,
+): Promise<DomainList> {
   const domains: string[] = [];
   const problems: Problem[] = [];
   let problemCount = 0;
   for await (const { text, lineNumber } of lines) {
     try {
-      domains.push(canonicalDomain(text));
+      const domain = canonicalDomain(text);
+      if (publishers) parsePublisherRules([domain], CACHES);
+      domains.push(domain);
     } catch (error) {
       if (!isAmpCorsError(error)) throw error;
       problemCount++;
-      if (problems.length < MAX_LISTED_PROBLEMS) problems.push({ input: text, where: where(lineNumber), code: error.code, message: error.message });
+      const message = error.message.replace(/^publishers: /, '');
+      if (problems.length < MAX_LISTED_PROBLEMS) problems.push({ input: text, where: where(lineNumber), code: error.code, message });
     }
   }
   return { domains, problems, problemCount };
@@ -188,9 +200,14 @@ async function listLines(
 }
 
 /** Reads a whole list, turning a read error of the stream (EISDIR, EIO…) into an unreadable file. */
-async function readAll(lines: AsyncIterable<InputLine> | Iterable<InputLine>, where: (n: number) => string, name: string): Promise<DomainList> {
+async function readAll(
+  lines: AsyncIterable<InputLine> | Iterable<InputLine>,
+  where: (n: number) => string,
+  name: string,
+  publishers: boolean,
+): Promise<DomainList> {
   try {
-    return await collectDomains(lines, where);
+    return await collectDomains(lines, where, publishers);
   } catch (error) {
     // A FileError of readLines already names the input.
     if (error instanceof CliError) throw error;
@@ -222,7 +239,7 @@ function plural(n: number, word: string): string {
 async function change(context: CommandContext, subcommand: 'add' | 'remove' | 'load', args: readonly string[]): Promise<number> {
   const settings = settingsOf(context);
   const source = subcommand === 'load' ? await listLines(context, args) : { ...domainLines(context, args), name: 'stdin' };
-  const list = await readAll(source.lines, source.where, source.name);
+  const list = await readAll(source.lines, source.where, source.name, subcommand !== 'remove');
   if (list.problemCount > 0) return reportProblems(context, list);
   const { registry } = await connect(settings);
   try {

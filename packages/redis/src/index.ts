@@ -7,7 +7,8 @@
  *
  * @packageDocumentation
  */
-import { AmpCorsError, canonicalDomain, type PublisherSource, prefixForms } from '@ampcors/core';
+import { AmpCorsError, CACHES, canonicalDomain, type PublisherSource, prefixForms } from '@ampcors/core';
+import { parsePublisherRules } from '@ampcors/core/algorithms';
 import { LocalCache } from './local-cache.js';
 import { RespConnection } from './resp-connection.js';
 
@@ -54,11 +55,19 @@ export interface RedisRegistryOptions {
 
 /** The shared registry: a {@link PublisherSource} plus the commands that change it. */
 export interface RedisRegistry extends PublisherSource {
-  /** Adds publisher domains (canonicalized) with every prefix form, atomically per batch. Returns how many were new. */
+  /**
+   * Adds publisher domains (canonicalized) with every prefix form, atomically per batch. Returns how many were new.
+   * Refused, nothing written: what the `publishers` option refuses as an exact domain (SPEC §5: a public suffix such as
+   * `github.io`, a domain at or under an AMP cache's own domains such as `cdn.ampproject.org`), an `AmpCorsError` listing each.
+   */
   add(domains: Iterable<string>): Promise<number>;
   /** Removes publisher domains and their prefixes (only prefixes still pointing at them). Returns how many were present. */
   remove(domains: Iterable<string>): Promise<number>;
-  /** Loads many domains in pipelined batches (default 1000 domains a batch); returns how many were new. */
+  /**
+   * Loads many domains in pipelined batches (default 1000 domains a batch); returns how many were new. Each batch is checked
+   * as `add` checks it before it is sent: a refused domain rejects the load with its `AmpCorsError`, after the batches
+   * before its own were written.
+   */
   load(domains: Iterable<string>, options?: { readonly batchSize?: number }): Promise<number>;
   /** Number of publisher domains in Redis. */
   size(): Promise<number>;
@@ -133,6 +142,16 @@ function canonicalAll(domains: Iterable<string>): string[] {
   const out: string[] = [];
   for (const domain of domains) out.push(canonicalDomain(domain));
   return out;
+}
+
+/**
+ * `domains` (canonical) when each is a domain the `publishers` option takes as an exact rule, with the known AMP caches'
+ * guards (SPEC §5: not a public suffix, not at or under a cache's own domains): what an in-memory verifier refuses at
+ * start-up, a fleet's registry refuses too. Otherwise the `AmpCorsError` of `parsePublisherRules`, naming each.
+ */
+function publisherDomains(domains: readonly string[]): readonly string[] {
+  parsePublisherRules(domains, CACHES);
+  return domains;
 }
 
 /**
@@ -219,7 +238,7 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
       return answer !== null;
     },
     async add(domains) {
-      const list = canonicalAll(domains);
+      const list = publisherDomains(canonicalAll(domains));
       if (list.length === 0) return 0;
       const added = await addBatch(list);
       forget(list);
@@ -242,16 +261,23 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
       const pending: Promise<number>[] = [];
       const flush = () => {
         if (batch.length === 0) return;
-        pending.push(addBatch(batch));
+        pending.push(addBatch(publisherDomains(batch)));
         batch = [];
       };
-      for (const domain of domains) {
-        batch.push(canonicalDomain(domain));
-        if (batch.length >= batchSize) flush();
-        // Bound what is in flight, so a huge load streams instead of queueing everything.
-        if (pending.length >= 16) for (const n of await Promise.all(pending.splice(0))) added += n;
+      try {
+        for (const domain of domains) {
+          batch.push(canonicalDomain(domain));
+          if (batch.length >= batchSize) flush();
+          // Bound what is in flight, so a huge load streams instead of queueing everything.
+          if (pending.length >= 16) for (const n of await Promise.all(pending.splice(0))) added += n;
+        }
+        flush();
+      } catch (error) {
+        // A refused domain: the batches already sent finish (none left rejecting unseen), then the load rejects.
+        await Promise.allSettled(pending);
+        cache.clear();
+        throw error;
       }
-      flush();
       for (const n of await Promise.all(pending)) added += n;
       cache.clear();
       return added;

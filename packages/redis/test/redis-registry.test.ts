@@ -1,6 +1,6 @@
 // Runs against a real redis-server (Debian's package, installed by the
 // vitest global setup when missing) on a free loopback port, started and stopped by the test.
-import { cacheOrigin, createAsyncVerifier, prefixForms } from '@ampcors/core';
+import { AmpCorsError, cacheOrigin, createAsyncVerifier, prefixForms } from '@ampcors/core';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestRedis, type TestRedis } from '../../../test/setup/redis-server.js';
@@ -66,6 +66,22 @@ describe('Redis registry', () => {
     // denied, whatever the registry holds; its hash (toolbox's form) is its own.
     await expect(verifier.verify('https://0-in----trouble-com-0.cdn.ampproject.org')).resolves.toMatchObject({ allowed: false });
     await expect(verifier.verify('https://r5s7rxu53tjelpr7ngbxkxpirbrylvbwcuueckh7gmn5mim5cjna.cdn.ampproject.org')).resolves.toMatchObject({ allowed: true });
+  });
+
+  it('add and load refuse what the publishers option refuses (a public suffix, an AMP cache\'s own domain): nothing of the refused batch is written', async () => {
+    // Attacker's review, session 17: a fleet's registry took github.io and cdn.ampproject.org, which an in-memory verifier refuses.
+    const r = registry({ ttlMs: 0, negativeTtlMs: 0 });
+    for (const bad of ['github.io', 's3.amazonaws.com', 'co.uk', 'cdn.ampproject.org', 'www.ampproject.net']) {
+      const added = r.add(['shop.example', bad]);
+      await expect(added).rejects.toBeInstanceOf(AmpCorsError);
+      await expect(r.add(['shop.example', bad])).rejects.toThrow(/^publishers: /);
+      await expect(r.load(['shop.example', bad])).rejects.toBeInstanceOf(AmpCorsError);
+    }
+    expect(await r.size()).toBe(0);
+    // A later batch refused: the batches before it were written, and the load rejects.
+    await expect(r.load(['a.example', 'b.example', 'github.io'], { batchSize: 2 })).rejects.toBeInstanceOf(AmpCorsError);
+    expect(await r.hasPublisher('a.example')).toBe(true);
+    expect(await r.hasPublisher('github.io')).toBe(false);
   });
 
   it('removing one domain leaves a prefix another domain re-registered', async () => {
