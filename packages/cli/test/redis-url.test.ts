@@ -12,9 +12,18 @@ import { EXIT } from '@ampcors/cli';
 import { cliIn } from './harness.js';
 
 const cli = cliIn(tmpdir());
-const REFUSED = ['redis://127.0.0.1:1/x', 'redis://127.0.0.1:1/0/1', 'redis:///0', 'rediss://127.0.0.1:1/%1b[2J', 'redis://127.0.0.1:1/\u001b[2J',
+const REFUSED = [
+  'redis://127.0.0.1:1/x',
+  'redis://127.0.0.1:1/0/1',
+  'redis:///0',
+  'rediss://127.0.0.1:1/%1b[2J',
+  'redis://127.0.0.1:1/\u001b[2J',
   // Malformed percent-escapes in the user name or password (attacker's review, session 17: a URIError escaped, exit 70).
-  'redis://:%zz@127.0.0.1:1', 'redis://user%@127.0.0.1:1', 'rediss://u:%E0%A4%A@127.0.0.1:1', 'redis://:%ff@127.0.0.1:1/0'];
+  'redis://:%zz@127.0.0.1:1',
+  'redis://user%@127.0.0.1:1',
+  'rediss://u:%E0%A4%A@127.0.0.1:1',
+  'redis://:%ff@127.0.0.1:1/0',
+];
 
 describe('ampcors redis: a --url @ampcors/redis refuses is a usage error', () => {
   for (const url of REFUSED) {

@@ -135,7 +135,7 @@ describe('redis: invalid input writes nothing', () => {
     expect([await registry.hasPublisher('new.example'), await registry.hasPublisher('stay.example')]).toEqual([false, true]);
   });
 
-  it('add and load: a public suffix or an AMP cache\'s own domain is refused as the publishers option refuses it; remove still takes it', async () => {
+  it("add and load: a public suffix or an AMP cache's own domain is refused as the publishers option refuses it; remove still takes it", async () => {
     const { args, registry } = namespace();
     // Attacker's review, session 17: the registry took what an in-memory verifier refuses at start-up.
     const add = await cli(['redis', 'add', 'shop.example', 'github.io', 'cdn.ampproject.org', ...args]);
@@ -145,7 +145,10 @@ describe('redis: invalid input writes nothing', () => {
     writeFileSync(join(dir, 'suffixes.txt'), 'good.example\nco.uk\ns3.amazonaws.com\n');
     const load = await cli(['redis', 'load', 'suffixes.txt', ...args]);
     expect(load.code).toBe(EXIT.badInput);
-    expect(load.stderr.lines.slice(0, 2)).toEqual([expect.stringMatching(/^ampcors: suffixes\.txt:2: "co\.uk"/), expect.stringMatching(/^ampcors: suffixes\.txt:3: "s3\.amazonaws\.com"/)]);
+    expect(load.stderr.lines.slice(0, 2)).toEqual([
+      expect.stringMatching(/^ampcors: suffixes\.txt:2: "co\.uk"/),
+      expect.stringMatching(/^ampcors: suffixes\.txt:3: "s3\.amazonaws\.com"/),
+    ]);
     expect(await registry.size()).toBe(0);
     expect((await cli(['redis', 'remove', 'github.io', ...args])).code).toBe(EXIT.ok);
   });

@@ -471,7 +471,7 @@ describe("the reply deadline is timed from each command's send time (attacker's 
   });
 });
 
-describe('a url whose user name or password holds a malformed percent-escape (attacker\'s review, session 17)', () => {
+describe("a url whose user name or password holds a malformed percent-escape (attacker's review, session 17)", () => {
   for (const url of ['redis://:%zz@127.0.0.1:1', 'redis://user%@127.0.0.1:1', 'rediss://u:%E0%A4%A@127.0.0.1:1', 'redis://:%ff@127.0.0.1:1/0']) {
     it(`${url}: an AmpCorsError naming the part, without the credentials`, () => {
       let caught: unknown;

@@ -68,7 +68,7 @@ describe('Redis registry', () => {
     await expect(verifier.verify('https://r5s7rxu53tjelpr7ngbxkxpirbrylvbwcuueckh7gmn5mim5cjna.cdn.ampproject.org')).resolves.toMatchObject({ allowed: true });
   });
 
-  it('add and load refuse what the publishers option refuses (a public suffix, an AMP cache\'s own domain): nothing of the refused batch is written', async () => {
+  it("add and load refuse what the publishers option refuses (a public suffix, an AMP cache's own domain): nothing of the refused batch is written", async () => {
     // Attacker's review, session 17: a fleet's registry took github.io and cdn.ampproject.org, which an in-memory verifier refuses.
     const r = registry({ ttlMs: 0, negativeTtlMs: 0 });
     for (const bad of ['github.io', 's3.amazonaws.com', 'co.uk', 'cdn.ampproject.org', 'www.ampproject.net']) {
