@@ -16,6 +16,7 @@
  * not, since the outer wrote its plan over the inner's denial anyway).
  */
 import { ampCors as expressCors, type ExpressAmpCorsOptions } from '@ampcors/express';
+import { type FetchAmpCorsOptions, withAmpCors } from '@ampcors/fetch';
 import { ampCors as honoCors, type HonoAmpCorsOptions } from '@ampcors/hono';
 import { ampCors as koaCors, type KoaAmpCorsOptions } from '@ampcors/koa';
 import { getRequestListener } from '@hono/node-server';
@@ -110,6 +111,9 @@ function expectDecidedBy(answer: Answer, decider: Headers, own: 'grant' | Header
   for (const [name, value] of Object.entries(decider)) expect([name, cors[name]]).toEqual([name, value]);
 }
 
+/** A Node request listener (a whole app taking over the request). */
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
 type Runner = (inner: Options) => (ctx: { req: IncomingMessage; res: ServerResponse }, next: () => Promise<unknown>) => Promise<unknown>;
 
 /** Express's ampCors (in an Express 5 or 4 app) run on Koa's Node request, Koa's next middleware then (koa-connect style). */
@@ -146,7 +150,6 @@ const KOAS: ReadonlyArray<readonly [string, typeof Koa3]> = [
 interface Answer {
   readonly status: number;
   readonly headers: Headers;
-  readonly text: string;
 }
 
 /**
@@ -176,7 +179,7 @@ async function ask(
     if (!early) ctx.body = await respond(ctx.get('Origin'));
   });
   const r = await (method === 'HEAD' ? request(app.callback()).head(path) : request(app.callback()).get(path)).set('Origin', origin);
-  return { status: r.status, headers: r.headers as Headers, text: r.text ?? '' };
+  return { status: r.status, headers: r.headers as Headers };
 }
 
 /** Whether `Vary` names Origin. */
@@ -232,37 +235,93 @@ describe.each(KOAS)('%s: an ampCors allowing the partner with credentials on eve
   });
 });
 
-describe('Koa 3: an ampCors allowing the partner with credentials, a Response set as the body, then an @hono/node-server listener on /admin', () => {
-  /** The Hono app's ampCors(`inner`) answers; `wait`: the Koa middleware waits until the listener has answered. */
-  async function send(inner: Options, wait: boolean): Promise<Answer> {
-    const hono = new Hono();
-    hono.use('*', honoCors(inner as HonoAmpCorsOptions));
-    hono.all('*', (c) => c.text('admin secret'));
-    const listener = getRequestListener(hono.fetch);
-    const app = new Koa3();
-    app.silent = true;
-    app.use(koaCors(OUTER));
-    app.use(async (ctx, next) => {
-      ctx.body = new Response('default', { headers: { 'access-control-allow-origin': ctx.get('Origin'), 'access-control-allow-credentials': 'true' } });
-      await next();
-    });
-    app.use(async (ctx) => {
-      ctx.respond = false;
-      const done = new Promise((resolve) => ctx.res.once('finish', resolve));
-      void listener(ctx.req, ctx.res);
-      if (wait) await done;
-    });
-    const r = await request(app.callback()).get('/admin/secret').set('Origin', PARTNER);
-    return { status: r.status, headers: r.headers as Headers, text: r.text ?? '' };
-  }
+/** Listeners of an /admin app in each framework, ampCors(`inner`) in it, a handler answering 'admin secret' itself. */
+const LISTENERS: ReadonlyArray<readonly [string, (inner: Options) => Listener]> = [
+  [
+    'Hono (@hono/node-server)',
+    (inner) => {
+      const hono = new Hono();
+      hono.use('*', honoCors(inner as HonoAmpCorsOptions));
+      hono.all('*', (c) => c.text('admin secret'));
+      return getRequestListener(hono.fetch) as Listener;
+    },
+  ],
+  ['Fetch (@hono/node-server)', (inner) => getRequestListener(withAmpCors(() => new Response('admin secret'), inner as FetchAmpCorsOptions)) as Listener],
+  [
+    'Koa (callback)',
+    (inner) => {
+      const app = new Koa3();
+      app.silent = true;
+      app.use(koaCors(inner as KoaAmpCorsOptions));
+      app.use((ctx) => void (ctx.body = 'admin secret'));
+      return app.callback() as Listener;
+    },
+  ],
+  [
+    'Express 5 (app)',
+    (inner) => {
+      const app = express();
+      app.use(expressCors(inner as ExpressAmpCorsOptions));
+      app.use((_req, res) => void res.send('admin secret'));
+      return app as unknown as Listener;
+    },
+  ],
+];
 
-  it.each([false, true])('the inner denies the partner (Koa waits for the listener: %s): no CORS header', async (wait) => {
-    const answer = await send(INNER, wait);
-    expect([answer.status, answer.text, corsOf(answer.headers)]).toEqual([200, 'admin secret', {}]);
+describe.each(LISTENERS)(
+  'Koa 3: an ampCors allowing the partner with credentials, a Response set as the body, then %s taking over on /admin',
+  (_name, make) => {
+    /** The listener's ampCors(`inner`) answers; `wait`: the Koa middleware waits until the listener has answered. */
+    async function send(inner: Options, wait: boolean): Promise<Answer> {
+      const listener = make(inner);
+      const app = new Koa3();
+      app.silent = true;
+      app.use(koaCors(OUTER));
+      app.use(async (ctx, next) => {
+        ctx.body = new Response('default', { headers: { 'access-control-allow-origin': ctx.get('Origin'), 'access-control-allow-credentials': 'true' } });
+        await next();
+      });
+      app.use(async (ctx) => {
+        ctx.respond = false;
+        const done = new Promise((resolve) => ctx.res.once('finish', resolve));
+        void listener(ctx.req, ctx.res);
+        if (wait) await done;
+      });
+      const r = await request(app.callback()).get('/admin/secret').set('Origin', PARTNER);
+      return { status: r.status, headers: r.headers as Headers };
+    }
+
+    it.each([false, true])('the inner denies the partner (Koa waits for the listener: %s): no CORS header', async (wait) => {
+      const answer = await send(INNER, wait);
+      expect([answer.status, corsOf(answer.headers)]).toEqual([200, {}]);
+    });
+
+    it.each([false, true])('the inner allows the partner without credentials (Koa waits: %s): its headers only', async (wait) => {
+      const answer = await send(INNER_NO_CREDENTIALS, wait);
+      expect([answer.status, corsOf(answer.headers)]).toEqual([200, allowedFor(PARTNER, false)]);
+    });
+  },
+);
+
+describe.each(KOAS)('%s: the outer exposes a header the inner (Express) does not, both allowing the publisher', (_koaName, Koa) => {
+  const outer = { ...OUTER, exposedHeaders: ['X-Secret'] };
+  it.each(RESPONSES)("the handler answers %s: the inner policy's headers only (no X-Secret exposed)", async (_what, respond, own) => {
+    const answer = await ask(Koa, viaExpress(express), outer, INNER, respond, { origin: OWN });
+    expectDecidedBy(answer, allowedFor(OWN), own);
   });
 
-  it.each([false, true])('the inner allows the partner without credentials (Koa waits: %s): its headers only', async (wait) => {
-    const answer = await send(INNER_NO_CREDENTIALS, wait);
-    expect([answer.status, corsOf(answer.headers)]).toEqual([200, allowedFor(PARTNER, false)]);
+  it('the handler throws: the error answer carries no CORS header the inner policy does not set with that value', async () => {
+    const app = new Koa();
+    app.silent = true;
+    app.use(koaCors(outer) as never);
+    const runInner = viaExpress(express)(INNER);
+    app.use((ctx, next) => runInner(ctx, next));
+    app.use(() => {
+      throw Object.assign(new Error('secret failure'), { status: 500, expose: true });
+    });
+    const r = await request(app.callback()).get('/admin/secret').set('Origin', OWN);
+    expect(r.status).toBe(500);
+    const inner: Headers = allowedFor(OWN);
+    for (const [name, value] of Object.entries(corsOf(r.headers as Headers))) expect([name, value]).toEqual([name, inner[name]]);
   });
 });
