@@ -50,8 +50,10 @@
  *    the inner policy denied). What every layer writes on a Node response
  *    is in its one header store, whatever framework wrote it, so the
  *    response itself tells that an earlier layer (an ampCors, or another
- *    CORS middleware) granted: a CORS grant there that this layer's plan
- *    does not make ({@link earlierGrantLeft}; for an allowed plan, also a
+ *    CORS middleware) granted: a CORS grant there ({@link CORS_GRANTS}, the
+ *    AMP ones too: attacker's review, session 17, an AMP for Email v2 allow
+ *    is `AMP-Email-Allow-Sender` alone) that this layer's plan does not
+ *    make ({@link earlierGrantLeft}; for an allowed plan, also a
  *    header of the plan that had a value before it was set, which
  *    `applyHeadersAtomically` reports at no cost). This layer then removes
  *    every CORS header its plan does not set, as in 1. An adapter whose
@@ -105,6 +107,20 @@ export const CORS_RESPONSE_HEADERS: readonly string[] = Object.freeze([
   'access-control-allow-headers',
   'access-control-max-age',
   'access-control-allow-private-network',
+]);
+
+/**
+ * The CORS response headers that grant a page access by themselves (the
+ * others of {@link CORS_RESPONSE_HEADERS} only widen a grant): what counts
+ * as a grant an earlier layer left (4.), one a later layer changed, one a
+ * handler's own Response carries (response-bodies.ts), one a rebuilt
+ * Response kept (5.). Each a few header reads where it is asked.
+ */
+export const CORS_GRANTS: readonly string[] = Object.freeze([
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'amp-access-control-allow-source-origin',
+  'amp-email-allow-sender',
 ]);
 
 /** A response whose headers can be removed by name (Node's `ServerResponse`, Koa's `ctx.res`, Fastify's reply). */
@@ -195,9 +211,6 @@ export interface HeaderStore extends HeaderRemover {
   getHeader(name: string): unknown;
 }
 
-const ALLOW_ORIGIN = 'access-control-allow-origin';
-const ALLOW_CREDENTIALS = 'access-control-allow-credentials';
-
 /** Whether `headers` (a plan's) sets `name` (a few pairs: a loop, no closure). */
 function sets(headers: ReadonlyArray<readonly [string, string]>, name: string): boolean {
   for (let i = 0; i < headers.length; i++) if ((headers[i] as readonly [string, string])[0] === name) return true;
@@ -207,11 +220,11 @@ function sets(headers: ReadonlyArray<readonly [string, string]>, name: string): 
 /**
  * 4. Whether the Node response `target`, into which an adapter has just set
  * `headers` (its plan's), holds a CORS grant an earlier layer left and this
- * plan does not make: an `Access-Control-Allow-Origin` or `-Credentials`
- * the plan does not set (the `cors` package sends `-Credentials` even for
- * an origin it denies). No header read for a plan setting both (AMP's
- * allowed plans), one for an allowed plan without credentials, two for a
- * denial. An earlier value of a header the plan sets is what
+ * plan does not make: one of {@link CORS_GRANTS} the plan does not set (the
+ * `cors` package sends `-Credentials` even for an origin it denies; an AMP
+ * for Email v2 allow is `AMP-Email-Allow-Sender` alone). One header read
+ * per grant the plan does not set: two for AMP's usual allowed plan, four
+ * for a denial. An earlier value of a header the plan sets is what
  * `applyHeadersAtomically` reports; the adapter asks both, then
  * {@link removeEarlierCorsHeaders}.
  *
@@ -222,8 +235,11 @@ export function earlierGrantLeft<T extends HeaderStore>(
   headers: ReadonlyArray<readonly [string, string]>,
   read?: (target: T, name: string) => unknown,
 ): boolean {
-  if (!sets(headers, ALLOW_ORIGIN) && (read === undefined ? target.getHeader(ALLOW_ORIGIN) : read(target, ALLOW_ORIGIN)) !== undefined) return true;
-  return !sets(headers, ALLOW_CREDENTIALS) && (read === undefined ? target.getHeader(ALLOW_CREDENTIALS) : read(target, ALLOW_CREDENTIALS)) !== undefined;
+  for (let i = 0; i < CORS_GRANTS.length; i++) {
+    const name = CORS_GRANTS[i] as string;
+    if (!sets(headers, name) && (read === undefined ? target.getHeader(name) : read(target, name)) !== undefined) return true;
+  }
+  return false;
 }
 
 /** The value `headers` (a plan's) gives `name`, or `undefined`. */
@@ -237,15 +253,20 @@ function valueIn(headers: ReadonlyArray<readonly [string, string]>, name: string
 
 /**
  * 4. Whether a later layer on the Node response `target` changed the grant
- * an adapter set there with `headers` (its plan's): its
- * `Access-Control-Allow-Origin` or `-Credentials` is no longer the plan's
- * (an ampCors of another framework inside, Express middleware run by Koa,
- * took it back or replaced it). That layer decided: the adapter does not
- * put its plan back (Koa's headers of an error thrown later). Two header
- * reads, on that error path only.
+ * an adapter set there with `headers` (its plan's): one of
+ * {@link CORS_GRANTS} is no longer the plan's, or is there without the plan
+ * setting it (an ampCors of another framework inside, Express middleware
+ * run by Koa, took it back or replaced it: attacker's review, session 17,
+ * Koa put back an `AMP-Email-Allow-Sender` an inner layer took back). That
+ * layer decided: the adapter does not put its plan back (Koa's headers of
+ * an error thrown later). Four header reads, on that error path only.
  */
 export function grantChangedSince(target: HeaderStore, headers: ReadonlyArray<readonly [string, string]>): boolean {
-  return target.getHeader(ALLOW_ORIGIN) !== valueIn(headers, ALLOW_ORIGIN) || target.getHeader(ALLOW_CREDENTIALS) !== valueIn(headers, ALLOW_CREDENTIALS);
+  for (let i = 0; i < CORS_GRANTS.length; i++) {
+    const name = CORS_GRANTS[i] as string;
+    if (target.getHeader(name) !== valueIn(headers, name)) return true;
+  }
+  return false;
 }
 
 /** A Node `ServerResponse` as {@link nodeResponseIn} recognises it, its headers not sent. */
@@ -275,17 +296,18 @@ export function nodeResponseIn(carrier: unknown): NodeResponseLike | undefined {
 
 /**
  * 4. Removes every CORS header from the Node response `target` when it holds
- * a grant (`Access-Control-Allow-Origin` or `-Credentials`) an earlier layer
- * set: for an adapter whose own answer does not go through `target`'s header
- * store but is merged over it when sent (Fastify's reply; the `Response` of
- * Hono or Fetch under `@hono/node-server`), so the answer carries only its
- * own CORS headers. Two header reads when there is none. Never throws (a
+ * a grant (one of {@link CORS_GRANTS}) an earlier layer set: for an adapter
+ * whose own answer does not go through `target`'s header store but is
+ * merged over it when sent (Fastify's reply; the `Response` of Hono or
+ * Fetch under `@hono/node-server`), so the answer carries only its own CORS
+ * headers. Four header reads when there is none. Never throws (a
  * response that refuses, its headers sent meanwhile, is left as it is).
  */
 export function clearEarlierCorsHeaders(target: NodeResponseLike): void {
   try {
     if (target.headersSent) return;
-    if (target.getHeader(ALLOW_ORIGIN) !== undefined || target.getHeader(ALLOW_CREDENTIALS) !== undefined) removeEarlierCorsHeaders(target, NO_CORS_HEADERS);
+    for (let i = 0; i < CORS_GRANTS.length; i++)
+      if (target.getHeader(CORS_GRANTS[i] as string) !== undefined) return removeEarlierCorsHeaders(target, NO_CORS_HEADERS);
   } catch {
     // Nothing can be removed from it: its headers were sent, and the answer ampcors makes is not.
   }
@@ -310,18 +332,18 @@ function variesOnOrigin(vary: string | null): boolean {
  * wrote its allow, with credentials, over the inner's denial). With
  * `inner` (another layer marked this very Request as decided while the
  * handler ran: 5.a), or when `headers` look like an answer ampcors wrote
- * (`Vary` naming `Origin`, or an `Access-Control-Allow-Origin` or
- * `-Credentials`; the adapter asks only after a write for the request's
- * `Origin` while the handler ran: 5.b), the layer gives the more
+ * (`Vary` naming `Origin`, or one of {@link CORS_GRANTS}; the adapter asks
+ * only after a write for the request's `Origin` while the handler ran:
+ * 5.b), the layer gives the more
  * restrictive answer, as for a noted Response (3.): every CORS header that
  * is not one its plan `pairs` sets with the same value is removed, and the
  * pairs returned are those of the plan already there with that value (the
  * adapter writes those, and its `Vary`): no grant beyond what the Response
- * already holds. Else `pairs` itself (the usual answer). Three header
+ * already holds. Else `pairs` itself (the usual answer). Five header
  * reads; none on the usual path.
  */
 export function pairsOverUnnoted(headers: Headers, pairs: ReadonlyArray<readonly [string, string]>, inner = false): ReadonlyArray<readonly [string, string]> {
-  if (!inner && !headers.has(ALLOW_ORIGIN) && !headers.has(ALLOW_CREDENTIALS) && !variesOnOrigin(headers.get('vary'))) return pairs;
+  if (!inner && !CORS_GRANTS.some((name) => headers.has(name)) && !variesOnOrigin(headers.get('vary'))) return pairs;
   const kept = pairs.filter(([name, value]) => headers.get(name) === value);
   for (const name of CORS_RESPONSE_HEADERS) if (headers.has(name) && !sets(kept, name)) headers.delete(name);
   return kept;

@@ -30,15 +30,7 @@
  * denied Origin with `-Credentials`, and an `AMP-Email-Allow-Sender` for a
  * sender ampcors denied).
  */
-import { CORS_RESPONSE_HEADERS, removeCorsHeadersBeyond } from './nested-policies.js';
-
-/** 3. The headers that grant a page access by themselves (the others only widen a grant). */
-const GRANTS: readonly string[] = Object.freeze([
-  'access-control-allow-origin',
-  'access-control-allow-credentials',
-  'amp-access-control-allow-source-origin',
-  'amp-email-allow-sender',
-]);
+import { CORS_GRANTS, CORS_RESPONSE_HEADERS, removeCorsHeadersBeyond } from './nested-policies.js';
 
 /**
  * The CORS headers of `response` (a body `Response`'s headers) that must not
@@ -51,18 +43,18 @@ const GRANTS: readonly string[] = Object.freeze([
 export function overruledCorsHeaders(response: Headers, sets: (name: string) => boolean): string[] {
   const carried = CORS_RESPONSE_HEADERS.filter((name) => response.has(name));
   // 3. A grant of its own: none of its CORS headers stay.
-  if (carried.some((name) => GRANTS.includes(name))) return carried;
+  if (carried.some((name) => CORS_GRANTS.includes(name))) return carried;
   // 2. Else ampcors's values stand where it set one.
   return carried.filter(sets);
 }
 
 /**
  * 3. Whether a handler's `Response` carries a grant of its own (any of
- * {@link GRANTS}): the Fetch and Hono adapters then remove every CORS
+ * {@link CORS_GRANTS}): the Fetch and Hono adapters then remove every CORS
  * header of it their plan does not set. Up to four `has`.
  */
 export function carriesGrant(response: Headers): boolean {
-  for (let i = 0; i < GRANTS.length; i++) if (response.has(GRANTS[i] as string)) return true;
+  for (let i = 0; i < CORS_GRANTS.length; i++) if (response.has(CORS_GRANTS[i] as string)) return true;
   return false;
 }
 

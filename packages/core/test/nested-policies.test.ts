@@ -17,6 +17,7 @@ import {
   NO_CORS_HEADERS,
   nodeResponseIn,
   normalizeCorsOptions,
+  pairsOverUnnoted,
   planCors,
   removeEarlierCorsHeaders,
 } from '@ampcors/core/adapter';
@@ -34,6 +35,11 @@ class Headers {
 }
 
 const PARTNER = 'https://partner.example';
+/**
+ * The headers that grant by themselves (core's CORS_GRANTS, written out again: a test does not trust the list it
+ * checks). AMP for Email v2's allow is `AMP-Email-Allow-Sender` alone (attacker's review, session 17: helper-97).
+ */
+const GRANTS = ['access-control-allow-origin', 'access-control-allow-credentials', 'amp-access-control-allow-source-origin', 'amp-email-allow-sender'];
 /** Every header any plan of a wide-open policy sets, for an allowed preflight and an allowed actual request with the source origin. */
 function everyPlanHeader(): Set<string> {
   const options = normalizeCorsOptions({
@@ -151,6 +157,7 @@ function innerPlans(): ReadonlyArray<readonly [string, CorsPlan]> {
   const plan = (request: CorsRequest, verifier: typeof allowing, options: Parameters<typeof normalizeCorsOptions>[0]) =>
     planCors(request, verifier.verify(request.origin ?? null, { sourceOrigin: request.sourceOrigin ?? null }) as never, normalizeCorsOptions(options));
   const get: CorsRequest = { method: 'GET', origin: PARTNER };
+  const email: CorsRequest = { method: 'GET', origin: 'https://mail.google.com' };
   return [
     ['allowed, credentials', plan(get, allowing, {})],
     ['allowed, no credentials', plan(get, allowing, { credentials: false })],
@@ -159,6 +166,10 @@ function innerPlans(): ReadonlyArray<readonly [string, CorsPlan]> {
     ['denied, omit', plan(get, denying, { onDenied: 'omit' })],
     ['denied, reject', plan(get, denying, {})],
     ['same-origin with the source origin', plan({ method: 'GET', sourceOrigin: PARTNER }, allowing, {})],
+    ['same-origin, the source origin answered', plan({ method: 'GET', sourceOrigin: PARTNER }, allowing, { legacySourceOriginHeader: true })],
+    ['AMP for Email v2, sender trusted', plan({ ...email, emailSender: 'news@partner.example' }, allowing, { email: { senders: ['news@partner.example'] } })],
+    ['AMP for Email v2, sender denied', plan({ ...email, emailSender: 'news@partner.example' }, allowing, { email: { senders: ['admin@partner.example'] } })],
+    ['AMP for Email v1, sender trusted', plan({ ...email, sourceOrigin: 'news@partner.example' }, allowing, { email: { senders: ['news@partner.example'] } })],
   ];
 }
 
@@ -169,7 +180,7 @@ describe('an earlier layer of another framework on the same Node response (neste
   );
 
   it.each(innerPlans())(
-    'an inner plan (%s) applied as Express and Koa apply it: no grant but its own; after an earlier Access-Control-Allow-Origin, exactly its own CORS headers',
+    'an inner plan (%s) applied as Express and Koa apply it: no grant but its own; after an earlier grant, exactly its own CORS headers',
     (_what, plan) => {
       const own = new Map(plan.headers.filter(([name]) => CORS_RESPONSE_HEADERS.includes(name)));
       fc.assert(
@@ -181,9 +192,9 @@ describe('an earlier layer of another framework on the same Node response (neste
           if (replaced || earlierGrantLeft(res, plan.headers)) removeEarlierCorsHeaders(res, plan.headers);
           const left = new Map(CORS_RESPONSE_HEADERS.filter((name) => res.hasHeader(name)).map((name) => [name, String(res.getHeader(name))]));
           // The grants are the plan's, value for value: none of the earlier layer's.
-          for (const name of ['access-control-allow-origin', 'access-control-allow-credentials']) expect(left.get(name)).toBe(own.get(name));
-          // An earlier allow is gone whole: only the plan's CORS headers remain.
-          if (earlier.some(([name]) => name === 'access-control-allow-origin')) expect(left).toEqual(own);
+          for (const name of GRANTS) expect(left.get(name), name).toBe(own.get(name));
+          // An earlier grant is gone whole: only the plan's CORS headers remain.
+          if (earlier.some(([name]) => GRANTS.includes(name))) expect(left).toEqual(own);
           expect(res.getHeader('x-powered-by')).toBe('Express');
         }),
       );
@@ -200,17 +211,16 @@ describe('an earlier layer of another framework on the same Node response (neste
     expect(earlier.getHeader('access-control-allow-origin')).toBe(PARTNER);
   });
 
-  it("grantChangedSince: a later layer that took back or replaced the plan's Access-Control-Allow-Origin or -Credentials decided", () => {
+  it('grantChangedSince: a later layer that took back, replaced or added a grant (any of the four) decided', () => {
     for (const [what, plan] of innerPlans()) {
       const res = nodeResponse();
       applyHeadersAtomically(res, plan.headers, plan.vary);
       expect(grantChangedSince(res, plan.headers), what).toBe(false);
-      for (const [name, change] of [
-        ['access-control-allow-origin', 'remove'],
-        ['access-control-allow-origin', 'https://other.example'],
-        ['access-control-allow-credentials', 'remove'],
-        ['access-control-allow-credentials', 'true'],
-      ] as const) {
+      for (const [name, change] of GRANTS.flatMap((grant) => [
+        [grant, 'remove'] as const,
+        [grant, 'https://other.example'] as const,
+        [grant, 'true'] as const,
+      ])) {
         const later = nodeResponse();
         applyHeadersAtomically(later, plan.headers, plan.vary);
         const before = later.getHeader(name);
@@ -221,8 +231,8 @@ describe('an earlier layer of another framework on the same Node response (neste
     }
   });
 
-  it('clearEarlierCorsHeaders: an earlier Access-Control-Allow-Origin or -Credentials takes every CORS header with it, Vary and the rest kept', () => {
-    for (const grant of ['access-control-allow-origin', 'access-control-allow-credentials']) {
+  it('clearEarlierCorsHeaders: an earlier grant (any of the four) takes every CORS header with it, Vary and the rest kept', () => {
+    for (const grant of GRANTS) {
       const res = nodeResponse();
       for (const name of CORS_RESPONSE_HEADERS) if (name !== grant) res.setHeader(name, 'outer');
       res.setHeader(grant, 'true');
@@ -231,6 +241,26 @@ describe('an earlier layer of another framework on the same Node response (neste
       clearEarlierCorsHeaders(res);
       expect(res.getHeaderNames().sort()).toEqual(['vary', 'x-powered-by']);
     }
+  });
+
+  it('clearEarlierCorsHeaders: without a grant, the other CORS headers stay (Access-Control-Expose-Headers alone widens nothing)', () => {
+    const res = nodeResponse();
+    for (const name of CORS_RESPONSE_HEADERS) if (!GRANTS.includes(name)) res.setHeader(name, 'outer');
+    const before = res.getHeaderNames().sort();
+    clearEarlierCorsHeaders(res);
+    expect(res.getHeaderNames().sort()).toEqual(before);
+  });
+
+  it('pairsOverUnnoted: a rebuilt Response keeping only an AMP grant (no Vary) is met as an answer of ampcors: no grant beyond the plan', () => {
+    for (const grant of GRANTS) {
+      const headers = new globalThis.Headers({ [grant]: 'news@partner.example', 'access-control-expose-headers': 'X-Secret' });
+      expect(pairsOverUnnoted(headers, [['access-control-allow-origin', PARTNER]]), grant).toEqual([]);
+      expect([...headers.keys()], grant).toEqual([]);
+    }
+    // The usual handler's Response (no grant, no Vary: Origin): the plan as it is.
+    const plain = new globalThis.Headers({ 'content-type': 'text/plain' });
+    const pairs = [['access-control-allow-origin', PARTNER]] as const;
+    expect(pairsOverUnnoted(plain, pairs)).toBe(pairs);
   });
 
   it('clearEarlierCorsHeaders never throws, its headers sent or not a real response', () => {
