@@ -16,6 +16,7 @@
  * not, since the outer wrote its plan over the inner's denial anyway).
  */
 import { ampCors as expressCors, type ExpressAmpCorsOptions } from '@ampcors/express';
+import { lastTakeBack, NO_CORS_HEADERS, removeEarlierCorsHeaders } from '@ampcors/core/adapter';
 import { type FetchAmpCorsOptions, withAmpCors } from '@ampcors/fetch';
 import { ampCors as honoCors, type HonoAmpCorsOptions } from '@ampcors/hono';
 import { ampCors as koaCors, type KoaAmpCorsOptions } from '@ampcors/koa';
@@ -323,5 +324,33 @@ describe.each(KOAS)('%s: the outer exposes a header the inner (Express) does not
     expect(r.status).toBe(500);
     const inner: Headers = allowedFor(OWN);
     for (const [name, value] of Object.entries(corsOf(r.headers as Headers))) expect([name, value]).toEqual([name, inner[name]]);
+  });
+});
+
+describe("core's lastTakeBack: what an earlier Koa ampCors compares before and after its handler", () => {
+  /** A header store whose removals are counted. */
+  const store = () => ({
+    removed: [] as string[],
+    removeHeader(name: string) {
+      this.removed.push(name);
+    },
+  });
+
+  it('each removeEarlierCorsHeaders is a new record on its own target, holding the headers of the layer that made it', () => {
+    const [a, b] = [store(), store()];
+    const untouched = lastTakeBack(a);
+    const pairs = [['access-control-allow-origin', OWN]] as const;
+    removeEarlierCorsHeaders(a, pairs);
+    const first = lastTakeBack(a);
+    const removedFirst = [...a.removed];
+    removeEarlierCorsHeaders(a, NO_CORS_HEADERS);
+    const second = lastTakeBack(a);
+    expect(untouched).toBeUndefined();
+    expect([first?.headers, second?.headers]).toEqual([pairs, NO_CORS_HEADERS]);
+    expect(second).not.toBe(first);
+    expect(lastTakeBack(b)).toBeUndefined();
+    expect(removedFirst).not.toContain('access-control-allow-origin');
+    expect(removedFirst).toContain('access-control-allow-credentials');
+    expect(a.removed.slice(removedFirst.length)).toContain('access-control-allow-origin');
   });
 });
