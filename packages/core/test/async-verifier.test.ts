@@ -64,6 +64,24 @@ describe('createAsyncVerifier', () => {
     });
     await expect(verifier.verify('https://x-example.cdn.ampproject.org')).resolves.toMatchObject({ allowed: false, reason: 'unknown-publisher' });
   });
+  it("a source claiming a domain the publishers option refuses grants nothing (attacker's review, session 17)", async () => {
+    // A registry filled by an older version or by hand: a public suffix (anyone's sites under it, and GitHub's own page)
+    // or an AMP cache's own domain, which createVerifier refuses at start-up.
+    const refused = ['github.io', 'co.uk', 's3.amazonaws.com', 'cdn.ampproject.org', 'www.bing-amp.com'];
+    const source = mapSource([...refused, 'shop.example']);
+    const verifier = createAsyncVerifier({ source });
+    for (const domain of refused) {
+      for (const { prefix } of prefixForms(domain)) {
+        expect(await verifier.verify(`https://${prefix}.cdn.ampproject.org`), `${domain} as ${prefix}`).toMatchObject({ allowed: false });
+      }
+      expect(await verifier.verify(`https://${domain}`), domain).toMatchObject({ allowed: false });
+      const viaSource = await verifier.verify(cacheOrigin('shop.example'), { sourceOrigin: `https://${domain}` });
+      expect(viaSource, `__amp_source_origin https://${domain}`).toMatchObject({ allowed: false });
+    }
+    // The same source's ordinary domain is still allowed, with its source origin.
+    expect(await verifier.verify(cacheOrigin('shop.example'), { sourceOrigin: 'https://shop.example' })).toMatchObject({ allowed: true });
+  });
+
   it('checks __amp_source_origin against memory and source', async () => {
     const verifier = createAsyncVerifier({ source: mapSource(['shop.example']) });
     await expect(verifier.verify('https://shop-example.cdn.ampproject.org', { sourceOrigin: 'https://shop.example' })).resolves.toMatchObject({
