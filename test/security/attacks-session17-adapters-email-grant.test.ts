@@ -325,3 +325,98 @@ describe('one Fastify app, request.ampCors reset between a parent ampCors and a 
     await fastify.close();
   });
 });
+
+/** The same-framework records (nested-policies.ts, 1.-3. and 5.): the inner's decision on the sender stands there too. */
+const SAME_FRAMEWORK: ReadonlyArray<readonly [string, (inner: Options) => (sent: Sent) => Promise<Answer>]> = [
+  [
+    'Hono: ampCors on every path, ampCors on /admin/*',
+    (inner) => {
+      const app = new Hono<{ Variables: AmpCorsVariables }>();
+      app.use('*', honoCors(OUTER));
+      app.use('/admin/*', honoCors(inner as HonoAmpCorsOptions));
+      app.get('/admin/secret', (c) => c.json(body(c.get('ampCorsEmail'))));
+      return async (sent) => fetchAnswer(await app.request(`/admin${sent.path}`, { headers: sent.headers }));
+    },
+  ],
+  [
+    "Hono: the variable 'ampCors' cleared between the two (the written-Response note decides)",
+    (inner) => {
+      const app = new Hono<{ Variables: AmpCorsVariables }>();
+      app.use('*', honoCors(OUTER));
+      app.use('*', async (c, next) => {
+        c.set('ampCors', undefined as never);
+        await next();
+      });
+      app.use('/admin/*', honoCors(inner as HonoAmpCorsOptions));
+      app.get('/admin/secret', (c) => c.json(body(c.get('ampCorsEmail'))));
+      return async (sent) => fetchAnswer(await app.request(`/admin${sent.path}`, { headers: sent.headers }));
+    },
+  ],
+  [
+    'Hono: ampCors on every path, app.mount of a withAmpCors on /admin (the Request rebuilt)',
+    (inner) => {
+      const app = new Hono();
+      app.use('*', honoCors(OUTER));
+      app.mount(
+        '/admin',
+        withAmpCors((req: Request) => Response.json(body(ampCorsOf(req)?.email)), inner as FetchAmpCorsOptions),
+      );
+      return async (sent) => fetchAnswer(await app.request(`/admin${sent.path}`, { headers: sent.headers }));
+    },
+  ],
+  [
+    'Fetch: withAmpCors in withAmpCors, a layer between rebuilding the Request and the Response',
+    (inner) => {
+      const innermost = withAmpCors((req: Request) => Response.json(body(ampCorsOf(req)?.email)), inner as FetchAmpCorsOptions);
+      const outer = withAmpCors(async (req: Request) => {
+        const res = await innermost(new Request(req.url.replace('/admin', ''), req));
+        return new Response(res.body, res);
+      }, OUTER);
+      return async (sent) => fetchAnswer(await outer(new Request(`https://api.example.com/admin${sent.path}`, { headers: sent.headers })));
+    },
+  ],
+  [
+    'Koa: ampCors, then ampCors',
+    (inner) => {
+      const app = new Koa<AmpCorsState>();
+      app.silent = true;
+      app.use(koaCors(OUTER));
+      app.use(koaCors(inner as KoaAmpCorsOptions));
+      app.use((ctx) => void (ctx.body = body(ctx.state.ampCorsEmail)));
+      return async (sent) => answerOf(await request(app.callback()).get(`/admin${sent.path}`).set(sent.headers));
+    },
+  ],
+  [
+    'Fastify: a parent ampCors, a child ampCors on /admin',
+    (inner) => async (sent) => {
+      const fastify = Fastify();
+      await fastify.register(fastifyCors, OUTER);
+      await fastify.register(
+        async (child) => {
+          await child.register(fastifyCors, inner as FastifyAmpCorsOptions);
+          child.get('/secret', async (req) => body(req.ampCorsEmail));
+        },
+        { prefix: '/admin' },
+      );
+      const r = await fastify.inject({ method: 'GET', url: `/admin${sent.path}`, headers: sent.headers });
+      await fastify.close();
+      return { status: r.statusCode, headers: r.headers as Record<string, string>, trusted: trustedOf(r.body) };
+    },
+  ],
+];
+
+async function fetchAnswer(r: Response): Promise<Answer> {
+  return { status: r.status, headers: Object.fromEntries(r.headers), trusted: trustedOf(await r.text()) };
+}
+
+describe.each(SAME_FRAMEWORK)('%s: the inner decides the AMP for Email sender', (_name, app) => {
+  it.each(['omit', 'reject'] as const)("the inner trusting admin@ only (onDenied '%s'): no CORS header", async (onDenied) => {
+    const answer = await app({ ...INNER, onDenied })(V2);
+    expect([answer.status, corsOf(answer.headers)]).toEqual([onDenied === 'omit' ? 200 : 403, {}]);
+  });
+
+  it('control: the inner trusting news@ too answers AMP-Email-Allow-Sender, once', async () => {
+    const answer = await app(OUTER)(V2);
+    expect([answer.status, answer.trusted, corsOf(answer.headers)]).toEqual([200, true, { 'amp-email-allow-sender': NEWS }]);
+  });
+});
