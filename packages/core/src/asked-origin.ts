@@ -23,16 +23,20 @@
  *    the URL host parser's percent-decoding; lenient, as Node's
  *    `querystring` is), each character of each decoding read as the URL host
  *    parser maps it (UTS #46: `ｅ`, `ⓔ`, `。`, a soft hyphen dropped; tabs and
- *    line breaks removed; `\\` as `/`). When a reading holds a backslash, a
- *    second series of decodings also decodes JSON and JavaScript string
- *    escapes, in the same passes as percent escapes (attacker's review,
- *    session 16: a function reading `JSON.parse(header).origin` or an
- *    OAuth-style `state`, the attacker writing `https://evil\u0065xample.com`):
- *    `\uXXXX` (a surrogate pair as two), `\xHH` (JSON5, JavaScript), `\/`,
- *    `\t` and the other letters naming a control, a backslash before another
- *    character as that character (JSON5), before a line break as nothing
- *    (JavaScript). The first series stays: a reader that decodes no string
- *    escape reads `\b` as `/b`. Where the real origin or host shows
+ *    line breaks removed; `\\` as `/`). When a reading holds a backslash, the
+ *    readings also include those made by decodings of JSON and JavaScript
+ *    string escapes (attacker's review, session 16: a function reading
+ *    `JSON.parse(header).origin` or an OAuth-style `state`, the attacker
+ *    writing `https://evil\u0065xample.com`): `\uXXXX` (a surrogate pair as
+ *    two), `\xHH` (JSON5, JavaScript), `\/`, `\t` and the other letters naming
+ *    a control, a backslash before another character as that character
+ *    (JSON5), before a line break as nothing (JavaScript). Each decoding is of
+ *    one kind, percent or string escapes, in any order (as `decodeURIComponent`
+ *    and `JSON.parse` read); every such reading's replacements are made at
+ *    once (session 17: a run replaced as one reading shows it, where another
+ *    reads it longer, read as another host). The first series, percent escapes
+ *    alone, stays: a reader that decodes no string escape reads `\b` as `/b`.
+ *    Where the real origin or host shows
  *    (its port with leading zeros or not; `https:evil…`, `https:\\evil…`),
  *    the raw characters it was read from are replaced, and only them: the
  *    asked origin or host is written literally (a canonical ASCII origin has
@@ -62,7 +66,11 @@
  *    run the URL host parser reads as the real host is replaced, whole, by
  *    the asked host (or, after the real scheme and `//` and followed by the
  *    real port, with them by the asked origin; only that in the proxy
- *    headers of 1). A run is a longest stretch of the characters a host read
+ *    headers of 1). An IPv4 run takes its trailing dot with it (the IPv4
+ *    parser drops it; a name keeps it, so a Unicode run leaves its trailing
+ *    dots after the asked host, as the first series leaves an ASCII name's);
+ *    an IPv4 asked host (a look-alike) is written in the run's notation, so
+ *    that it is the same kind of token where the run was (a JSON number). A run is a longest stretch of the characters a host read
  *    as the real one can hold (letters, digits, `-`, `.`, `_`, non-ASCII
  *    ones), or a bracketed IPv6 text: any other character ends it, where the
  *    URL parser ends a host (`/ \ ? # @ :`), where an older parser does
@@ -179,8 +187,6 @@ const NAMED_ESCAPES: ReadonlyMap<string, string> = new Map([
 /**
  * 2. What the JSON or JavaScript string escape at `at` in `text` stands for
  * (`\u0065`, `\x65`, `\/`, `\t`, `\e`), `null` when no escape starts there.
- * A backslash before `%` is none: the `%` may start a percent escape
- * decoded in the same pass (`\%75` is `\u` once decoded).
  */
 function stringEscapeAt(text: string, at: number): string | null {
   if (text.charCodeAt(at) !== 0x5c || at + 1 >= text.length) return null;
@@ -194,7 +200,6 @@ function stringEscapeAt(text: string, at: number): string | null {
     }
     return String.fromCharCode(code);
   }
-  if (next === '%') return null;
   // A backslash before a line break continues a JavaScript string: nothing.
   if (next === '\n' || next === '\r' || next === '\u2028' || next === '\u2029') return '';
   return NAMED_ESCAPES.get(next) ?? next;
@@ -218,7 +223,8 @@ function escapeAt(text: string, at: number): number {
  * raw characters of its escapes: ASCII escapes and valid UTF-8 runs are
  * decoded, an invalid escape stays as it is (a superset of what
  * `decodeURIComponent`, Node's `querystring` and `URLSearchParams` show);
- * with `strings`, string escapes too ({@link stringEscapeAt}).
+ * with `strings`, string escapes instead ({@link stringEscapeAt}: what
+ * `JSON.parse` or a JavaScript string literal shows, leniently too).
  */
 function decoded(reading: Reading, strings: boolean): Reading {
   const { text } = reading;
@@ -233,8 +239,8 @@ function decoded(reading: Reading, strings: boolean): Reading {
     to.add(toOf(end - 1), chars.length);
   };
   for (let at = 0; at < text.length;) {
-    const byte = escapeAt(text, at);
-    const unescaped = strings && byte < 0 ? stringEscapeAt(text, at) : null;
+    const unescaped = strings ? stringEscapeAt(text, at) : null;
+    const byte = strings ? -1 : escapeAt(text, at);
     if (unescaped !== null) {
       const width = stringEscapeWidth(text[at + 1] as string);
       emit(unescaped, at, at + width);
@@ -426,6 +432,29 @@ function escapedRuns(text: string): (start: number, end: number) => boolean {
   };
 }
 
+/**
+ * 5. The IPv4 `address` written in the notation of `run` (an IPv4 run of a
+ * URL form): as many parts, each in the base of the run's part, the run's
+ * trailing dots kept. An IPv4 look-alike replacing a run so reads as the same
+ * kind of token wherever the run was read (attacker's review, session 17: a
+ * JSON number `3405803781` or `203.28933` beside the origin, replaced by a
+ * dotted address, made the JSON of every question invalid, so the function
+ * read no origin in any question and the guard passed).
+ */
+function inNotationOf(run: string, address: number): string {
+  let end = run.length;
+  while (end > 0 && run.charCodeAt(end - 1) === 0x2e) end--;
+  const parts = run.slice(0, end).split('.');
+  const bytes = [address >>> 24, (address >>> 16) & 0xff, (address >>> 8) & 0xff, address & 0xff];
+  const values = [...bytes.slice(0, parts.length - 1), bytes.slice(parts.length - 1).reduce((value, byte) => value * 256 + byte, 0)];
+  const written = parts.map((part, at) => {
+    const value = values[at] as number;
+    if (part.startsWith('0x')) return `0x${value.toString(16)}`;
+    return part.length > 1 && part.startsWith('0') ? `0${value.toString(8)}` : String(value);
+  });
+  return written.join('.') + run.slice(end);
+}
+
 /** 5. IPv4 text of decimal parts without leading zeros: each part is its own value. */
 const PLAIN_DECIMAL = /^(?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*))*$/;
 /** 5. A non-ASCII character. */
@@ -561,6 +590,8 @@ class Rewriter implements OriginRewriter {
   private readonly oneRound: boolean;
   /** 5. The real host's other spellings, `null` for a plain ASCII name. */
   private readonly notation: Notation | null;
+  /** 5. The asked host's IPv4 address when both hosts are IPv4 addresses (an IPv4 look-alike), else `null`. */
+  private readonly askedIpv4: number | null;
 
   constructor(
     private readonly from: Parts,
@@ -586,6 +617,7 @@ class Rewriter implements OriginRewriter {
       return lower === to.origin || lower === to.host ? match : lower === from.host ? to.host : to.origin;
     };
     this.notation = notationOf(from.host);
+    this.askedIpv4 = this.notation?.kind === 'ipv4' ? parseIpv4(to.host) : null;
     // 5. An IPv4 address shows as digits (`0x` has one), an IPv6 address in brackets; a Unicode host is non-ASCII.
     const other = this.notation === null || this.notation.kind === 'idn' ? '' : this.notation.kind === 'ipv4' ? '|[0-9]' : '|\\[';
     this.hint = new RegExp(`${literal(from.host)}|[^\\x20-\\x24\\x26-\\x5b\\x5d-\\x7e]${other}`, 'i');
@@ -621,8 +653,8 @@ class Rewriter implements OriginRewriter {
   private spelledOtherwise(form: Reading, host: boolean, notation: Notation): Replacement[] {
     const { text } = form;
     const found: Replacement[] = [];
-    const add = (start: number, end: number) => {
-      const replacement = this.hostReplacement(form, start, end, host);
+    const add = (start: number, end: number, asHost = this.to.host) => {
+      const replacement = this.hostReplacement(form, start, end, host, asHost);
       if (replacement !== null) found.push(replacement);
     };
     switch (notation.kind) {
@@ -637,7 +669,8 @@ class Rewriter implements OriginRewriter {
         // A whole run of IPv4 characters starting with a digit (every part does: `0x…`, `0…`, `1…`).
         IPV4_RUN.lastIndex = 0;
         for (let match = IPV4_RUN.exec(text); match !== null; match = IPV4_RUN.exec(text))
-          if (readsAs(notation, match[0], true)) add(match.index, match.index + match[0].length);
+          if (readsAs(notation, match[0], true))
+            add(match.index, match.index + match[0].length, this.askedIpv4 === null ? this.to.host : inNotationOf(match[0], this.askedIpv4));
         return found;
       case 'idn':
         // A run with a non-ASCII character (an ASCII run shows the host only as 2 finds it).
@@ -650,7 +683,11 @@ class Rewriter implements OriginRewriter {
             if (endsHostRun(code)) break;
             ascii &&= code < 0x80;
           }
-          if (!ascii && readsAs(notation, text.slice(at, end), false)) add(at, end);
+          // Trailing dots stay: a name's trailing dot is kept by the URL parser (`exämple.com.` is another origin), so they
+          // stay after the asked host too, and a function dropping them reads the asked origin (attacker's review, session 17).
+          let last = end;
+          while (last > at && text.charCodeAt(last - 1) === 0x2e) last--;
+          if (!ascii && readsAs(notation, text.slice(at, last), false)) add(at, last);
           at = end + 1;
         }
         return found;
@@ -660,9 +697,10 @@ class Rewriter implements OriginRewriter {
   /**
    * 5. The replacement of the run of `form` from `start` up to `end`, read as
    * the real host: with the real scheme and slashes before it and the real
-   * port after it, the asked origin; else (`host`) the asked host, or none.
+   * port after it, the asked origin; else (`host`) `asHost` (the asked host,
+   * or it in the run's notation), or none.
    */
-  private hostReplacement(form: Reading, start: number, end: number, host: boolean): Replacement | null {
+  private hostReplacement(form: Reading, start: number, end: number, host: boolean, asHost: string): Replacement | null {
     const { text } = form;
     const { schemeColon, portAfter } = this.from;
     let origin = start;
@@ -679,7 +717,7 @@ class Rewriter implements OriginRewriter {
       by,
     });
     if (origin >= 0 && originEnd >= 0 && text.startsWith(schemeColon, origin)) return raw(origin, originEnd, this.to.origin);
-    return host ? raw(start, end, this.to.host) : null;
+    return host ? raw(start, end, asHost) : null;
   }
 
   /**
@@ -704,7 +742,7 @@ class Rewriter implements OriginRewriter {
       const deeper = decodes < MAX_DECODES && text.includes('%');
       let found = this.found(form(reading), host, deeper);
       if (found.length > 0 && reading === null) found = this.found(form((reading = readingAfter(raw, decodes))), host, deeper);
-      if (found.length > 0) return found;
+      if (found.length > 0) return backslash ? merged(found, this.unescapedReplacements(raw, host)) : found;
       if (decodes === MAX_DECODES || !text.includes('%')) return backslash ? this.unescapedReplacements(raw, host) : found;
       try {
         text = decodeURIComponent(text);
@@ -717,20 +755,33 @@ class Rewriter implements OriginRewriter {
   }
 
   /**
-   * 2. The replacements at the first decoding of `raw` that shows the real
-   * origin (or host) when string escapes are decoded in the same passes as
-   * percent escapes, none when none shows it (its first reading, `raw`
-   * itself, is the first series').
+   * 2. The replacements of every reading of `raw` made by up to
+   * {@link MAX_DECODES} decodings, each of percent escapes or of string
+   * escapes, in any order, at least one of string escapes (the others are
+   * the first series'), in one list. A reader decodes one kind at a time
+   * (`decodeURIComponent`, `JSON.parse`, the URL host parser's
+   * percent-decoding): decoding both in one pass mixed the layers of a value
+   * escaped three times (attacker's review, session 17: percent escapes over
+   * JSON in a JSON string), and no reading showed the real origin that the
+   * function read. Every reading, not only the first that shows it: a later
+   * one may read a run longer, and a run replaced in part reads as another
+   * host (`203.0.113.5%5Cu002e` is `203.0.113.5\u002e` once decoded and
+   * `203.0.113.5.` twice, which the IPv4 parser reads as the real host;
+   * replacing the first reading's run left `<asked host>.`). A decoding that
+   * would find no escape of its kind is not made.
    */
   private unescapedReplacements(raw: string, host: boolean): Replacement[] {
-    let reading: Reading = { text: raw, from: null, to: null };
-    for (let decodes = 1; decodes <= MAX_DECODES && (reading.text.includes('%') || reading.text.includes('\\')); decodes++) {
-      reading = decoded(reading, true);
-      const deeper = decodes < MAX_DECODES && reading.text.includes('%');
-      const found = this.found(MAPPED.test(reading.text) ? urlForm(reading, true) : lowered(reading), host, deeper);
-      if (found.length > 0) return found;
-    }
-    return [];
+    let found: Replacement[] = [];
+    const visit = (reading: Reading, decodes: number, unescaped: boolean) => {
+      const { text } = reading;
+      const deeper = decodes < MAX_DECODES && text.includes('%');
+      if (unescaped) found = merged(found, this.found(MAPPED.test(text) ? urlForm(reading, true) : lowered(reading), host, deeper));
+      if (decodes === MAX_DECODES) return;
+      if (text.includes('\\')) visit(decoded(reading, true), decodes + 1, true);
+      if (text.includes('%')) visit(decoded(reading, false), decodes + 1, unescaped);
+    };
+    visit({ text: raw, from: null, to: null }, 0, false);
+    return found;
   }
 
   /** 2. A URL component (or header value) about the asked origin: the raw characters showing the real origin replaced by the asked one, written literally. */
