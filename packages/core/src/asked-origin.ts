@@ -219,6 +219,20 @@ function escapeAt(text: string, at: number): number {
 }
 
 /**
+ * 2. Whether the character at `at` in `text` is one of an escape's hex
+ * digits, in the escape or in one a later decoding makes (`%31`, `%2531`,
+ * `%252531`: the `%` is written as `%25`, `%2525`, …).
+ */
+function startsInEscape(text: string, at: number): boolean {
+  const before = hexValue(text.charCodeAt(at - 1)) >= 0 ? 1 : 0;
+  // The hex digits of the escape: one before `at` and the one at it, or the two from `at` on.
+  if (hexValue(text.charCodeAt(at)) < 0 || (before === 0 && hexValue(text.charCodeAt(at + 1)) < 0)) return false;
+  let percent = at - before - 1;
+  while (percent >= 2 && text.charCodeAt(percent) === 0x35 && text.charCodeAt(percent - 1) === 0x32) percent -= 2;
+  return text.charCodeAt(percent) === 0x25;
+}
+
+/**
  * 2. One lenient decoding of `reading`, each decoded character read from the
  * raw characters of its escapes: ASCII escapes and valid UTF-8 runs are
  * decoded, an invalid escape stays as it is (a superset of what
@@ -639,6 +653,9 @@ class Rewriter implements OriginRewriter {
       if (by === null) continue;
       const last = match.index + match[0].length - 1;
       if (deferred !== null && deferred(match.index, last + 1)) continue;
+      // A match starting inside an escape waits for the decoding of it (attacker's review, session 17: `https://%31evil.com`
+      // shows `1evil.com` in its own letters, the `1` that of `%31`: replacing them left `%3<asked host>`, no origin at all).
+      if (deeper && startsInEscape(form.text, match.index)) continue;
       const start = form.from === null ? match.index : (form.from[match.index] as number);
       const end = form.to === null ? last + 1 : (form.to[last] as number);
       const previous = found[found.length - 1];
@@ -722,11 +739,12 @@ class Rewriter implements OriginRewriter {
 
   /**
    * 2. The replacements at the first decoding of `raw` that shows the real
-   * origin (or host), none when no decoding shows it. Decodings are made by
-   * `decodeURIComponent` while it succeeds (it then decodes as
-   * {@link decoded} does), the raw characters of each decoded one found
-   * (from `raw` again) only where a decoding shows it. When none does and a
-   * decoding holds a backslash, the second series' ({@link unescapedReplacements}).
+   * origin (or host), none when no decoding shows it (the rest of the value
+   * keeps its encoding). Decodings are made by `decodeURIComponent` while it
+   * succeeds (it then decodes as {@link decoded} does), the raw characters of
+   * each decoded one found (from `raw` again) only where a decoding shows it.
+   * When a decoding holds a backslash, with the string escapes'
+   * ({@link unescapedReplacements}).
    */
   private replacements(raw: string, host: boolean): Replacement[] {
     let text = raw;
