@@ -51,7 +51,7 @@ export type AmpCorsMiddleware = (req: IncomingMessage, res: ServerResponse, next
 type Next = (error?: unknown) => void;
 const ENTRY = 'ampCors (@ampcors/express)';
 
-/** Applies a decision: headers (atomically), the verdict on `req`, then the answer or `next()`; an error goes to `next(err)`. */
+/** Applies a decision: headers (atomically), the verdict on `req` (when passed on), then the answer or `next()`; an error goes to `next(err)`. */
 function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse, next: Next): void {
   try {
     const { verdict, plan } = decision;
@@ -59,7 +59,8 @@ function apply(decision: CorsDecision, req: IncomingMessage, res: ServerResponse
     const replaced = applyHeadersAtomically(res, plan.headers, plan.vary, storedHeader);
     // An earlier ampCors (app-wide, this one on a router) decided this request, or an earlier layer of any framework (or
     // another CORS middleware) left a grant on `res`: this one decides instead (core's nested-policies.ts, 1. and 4.).
-    if (attachVerdict(req, verdict) || replaced || earlierGrantLeft(res, plan.headers, storedHeader)) removeEarlierCorsHeaders(res, plan.headers);
+    // An answer this ampCors ends itself keeps no verdict unless an earlier one was there (request-verdict.ts).
+    if (attachVerdict(req, verdict, plan.handled) || replaced || earlierGrantLeft(res, plan.headers, storedHeader)) removeEarlierCorsHeaders(res, plan.headers);
     if (plan.email !== undefined) (req as IncomingMessage & { ampCorsEmail?: EmailSender }).ampCorsEmail = plan.email;
     if (!plan.handled) return next();
     // Node sends the body's Content-Length itself (none with a 204, as RFC 9110 §8.6 requires); one set before is corrected.
@@ -84,7 +85,8 @@ function fail(error: unknown, res: ServerResponse, next: Next): void {
 
 function run(configured: CorsPackagePolicy, req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, next: Next): void {
   try {
-    const decision = configured.decide(nodeRequestFacts(req, req.originalUrl));
+    // `Reflect.get`, not `req.originalUrl`: a first look-up on Express's per-request hidden class (core's request-facts.ts says why).
+    const decision = configured.decide(nodeRequestFacts(req, Reflect.get(req, 'originalUrl') as string | undefined));
     if (!isThenable(decision)) return apply(decision, req, res, next);
     decision.then(
       (settled) => apply(settled, req, res, next),
@@ -101,7 +103,8 @@ function run(configured: CorsPackagePolicy, req: IncomingMessage & { originalUrl
  * With `publishers`, `origins` or `verifier`: trusts the publisher's origins
  * and its AMP cache origins, answers preflights, stops denied origins with
  * 403 before later handlers run (`onDenied: 'omit'` lets them through), and
- * sets `req.ampCors` to the verdict. With the `cors` package's options
+ * sets `req.ampCors` to the verdict of each request it passes on (an
+ * answer it ends itself, a preflight's or a 403, keeps none). With the `cors` package's options
  * (`origin`, an options delegate `(req, callback)`, or nothing): behaves as
  * `cors` does, except where that is unsafe (drop-in-cors.ts in
  * @ampcors/core; the README's "Migrating from cors" lists every difference).

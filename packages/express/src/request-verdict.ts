@@ -58,8 +58,21 @@ const ourAccessor = new WeakMap<object, boolean>();
 let lastProto: object | null = null;
 let lastOurs = false;
 
-/** Sets `req.ampCors` to `verdict` (see the file comment); true when an earlier ampCors had given the request its verdict (core's nested-policies.ts). */
-export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verdict: Verdict): boolean {
+/**
+ * Sets `req.ampCors` to `verdict` (see the file comment), unless `ended`
+ * and no earlier ampCors gave the request a verdict: an answer ampCors ends
+ * itself (a preflight's, a 403) runs no later middleware, and storing a
+ * verdict costs about 1 µs per request on Express 5 (the WeakMap's insert
+ * of a new key, measured in process), more than everything else ampCors
+ * does for a preflight. `req.ampCors` then stays `undefined` (no verdict:
+ * what an error handler or a `finish` listener sees if ending fails or
+ * after it). An earlier ampCors's verdict is always replaced, ended or not:
+ * a later reader never sees an outer policy's allow on a request an inner
+ * policy denied (core's nested-policies.ts, 1.).
+ *
+ * @returns true when an earlier ampCors had given the request its verdict (core's nested-policies.ts, 1.)
+ */
+export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verdict: Verdict, ended = false): boolean {
   const proto = Object.getPrototypeOf(req) as object | null;
   if (proto !== lastProto) {
     let ours = proto === null ? false : ourAccessor.get(proto);
@@ -73,11 +86,12 @@ export function attachVerdict(req: IncomingMessage & { ampCors?: Verdict }, verd
   // An own `ampCors` (an earlier middleware's) is assigned as before.
   let earlier: boolean;
   if (lastOurs && !Object.hasOwn(req, 'ampCors') && !Object.hasOwn(proto as object, 'ampCors')) {
+    // `has` of a request never stored (no identity hash yet) answers without inserting anything.
     earlier = verdicts.has(req);
-    verdicts.set(req, verdict);
+    if (earlier || !ended) verdicts.set(req, verdict);
   } else {
     earlier = req.ampCors !== undefined;
-    req.ampCors = verdict;
+    if (earlier || !ended) req.ampCors = verdict;
   }
   return earlier;
 }
