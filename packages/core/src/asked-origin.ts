@@ -287,6 +287,13 @@ function decoded(reading: Reading, strings: boolean): Reading {
   return { text: out, from: from.done(), to: to.done() };
 }
 
+/** 2. Whether two readings of the same text were read from the same raw characters, each code unit. */
+function sameSpans(a: Reading, b: Reading): boolean {
+  const same = (x: Int32Array | null, y: Int32Array | null) =>
+    x === y || (x !== null && y !== null && x.length === y.length && x.every((value, at) => value === y[at]));
+  return same(a.from, b.from) && same(a.to, b.to);
+}
+
 /** 2. Whether `asked` contains `real`, or an end of one is the other end of the other (`asked` written next to some text could make `real`). */
 function overlaps(asked: string, real: string): boolean {
   if (asked.includes(real)) return true;
@@ -786,12 +793,20 @@ class Rewriter implements OriginRewriter {
    * host (`203.0.113.5%5Cu002e` is `203.0.113.5\u002e` once decoded and
    * `203.0.113.5.` twice, which the IPv4 parser reads as the real host;
    * replacing the first reading's run left `<asked host>.`). A decoding that
-   * would find no escape of its kind is not made.
+   * would find no escape of its kind is not made, and a reading made before
+   * in fewer decodings (the same text from the same raw characters: most
+   * escapes of the two kinds are decoded in either order) is not looked at
+   * again.
    */
   private unescapedReplacements(raw: string, host: boolean): Replacement[] {
     let found: Replacement[] = [];
+    const seen = new Map<string, Array<{ readonly reading: Reading; readonly decodes: number; readonly unescaped: boolean }>>();
     const visit = (reading: Reading, decodes: number, unescaped: boolean) => {
       const { text } = reading;
+      const before = seen.get(text);
+      if (before?.some((one) => one.decodes <= decodes && (one.unescaped || !unescaped) && sameSpans(one.reading, reading))) return;
+      if (before === undefined) seen.set(text, [{ reading, decodes, unescaped }]);
+      else before.push({ reading, decodes, unescaped });
       const deeper = decodes < MAX_DECODES && text.includes('%');
       if (unescaped) found = merged(found, this.found(MAPPED.test(text) ? urlForm(reading, true) : lowered(reading), host, deeper));
       if (decodes === MAX_DECODES) return;

@@ -461,4 +461,32 @@ describe('originRewriter', () => {
       );
     });
   });
+
+  it("takes time proportional to a hostile value's length (ratio of 64 kB to 16 kB in the same run)", () => {
+    // Values packed with escapes of both kinds and nested percent escapes: every reading of both series is made.
+    const HOSTILE: ReadonlyArray<readonly [string, string]> = [
+      ['https://evilexample.com', 'evil\\u0065xample.com%2f\\%25'],
+      ['https://evilexample.com', '\\%5C%255C%25255Cx'],
+      ['http://203.0.113.5', '203.0.113.5\\u002e%5C 3405803781\\%25'],
+      ['https://xn--exmple-cua.com', 'ex\\u00e4mple.com\\u3002%C3%A4%25'],
+    ];
+    /** The shortest of five timings of one question about `value` (a fresh suffix each: nothing is cached by value). */
+    const timed = (rewrite: OriginRewriter, value: string): number => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < 5; round++) {
+        const start = performance.now();
+        rewrite.text(`${value}${round}`);
+        best = Math.min(best, performance.now() - start);
+      }
+      return best;
+    };
+    for (const [real, unit] of HOSTILE) {
+      const rewrite = rewriterFor(real);
+      const of = (length: number) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+      timed(rewrite, of(4096));
+      const ratio = timed(rewrite, of(65536)) / timed(rewrite, of(16384));
+      // Linear: about 4 (5 to 6 with the garbage of 64 kB readings); quadratic: about 16.
+      expect(ratio, unit).toBeLessThan(10);
+    }
+  });
 });
