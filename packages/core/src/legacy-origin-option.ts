@@ -1,7 +1,8 @@
 import { decode as punycodeDecode, encode as punycodeEncode } from 'punycode/punycode.es6.js';
-import { getDomain, getPublicSuffix } from 'tldts';
+import { getDomain, getPublicSuffix, parse } from 'tldts';
 import { AmpCorsError } from './errors.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
+import { PSL_GENERIC_TLDS, PSL_SIBLINGS } from './psl-ancestors.js';
 import type { DenyReason, Verdict, VerifyContext } from './verifier.js';
 
 // ---------------------------------------------------------------------------
@@ -19,8 +20,11 @@ function randomLetters(count: number): string {
   return out;
 }
 
-/** A host label drawn once per process: no configuration, file or allow-list can contain it. */
-const CANARY_LABEL = `ampcorscanary${randomLetters(12)}`;
+/** How many random letters end {@link CANARY_LABEL}. */
+const CANARY_FILL = 12;
+
+/** A host label drawn once per process: no configuration, file or allow-list can contain it (its end, random letters, may stand for it where it does not fit). */
+const CANARY_LABEL = `ampcorscanary${randomLetters(CANARY_FILL)}`;
 
 /** Twelve decimal digits drawn once per process: what a digit wildcard (`example[0-9]*`) matches and no list names. */
 const CANARY_DIGITS = Array.from({ length: 12 }, () => String(Math.floor(Math.random() * 10))).join('');
@@ -166,9 +170,17 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * The look-alikes of an allowed origin: origins of the same scheme and port
  * whose host lies under a registrable domain that no configuration names
  * (it carries the process's random canary label, turns a dot of the
- * registrable domain into a letter, or changes its first label or a
- * label of its public suffix for same-shape text). An option that allows the origin
- * and one of these trusts sites anyone can register:
+ * registrable domain into a letter, changes its first label or a label of
+ * its public suffix for same-shape text, or puts the label under other
+ * real public suffixes drawn at random). An option that allows the origin
+ * and one of these trusts sites anyone can register. Every look-alike of a
+ * host that is a DNS name is one too (labels of at most 63 characters, at
+ * most 253 in all), so that a function validating names (tldts, psl) says
+ * no to one only when it does not trust it: the canary is shortened where
+ * it would not fit, to no fewer than its twelve random letters, and a
+ * label still too long loses characters next to it; a longer host loses
+ * characters of its leftmost labels, never of the varied registrable
+ * domain:
  *
  * (a) the host extended, `example.com.<canary>.invalid`: a match without
  *     an end anchor (`/^https:\/\/example\.com/`, `startsWith`);
@@ -198,8 +210,8 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     only, hyphens kept), confirmed by a second: each label left of the
  *     top-level domain whose right-hand labels form a public suffix of
  *     their own (the Public Suffix List's private section and wildcard
- *     rules included), so that the variant is a name anyone may register
- *     (`example.qq.uk` and `example.xx.uk` for `example.co.uk`,
+ *     rules included), so that the variant lies outside the names its
+ *     owner runs (`example.qq.uk` and `example.xx.uk` for `example.co.uk`,
  *     `my-app.qqqqqq.app` for `my-app.vercel.app`; not `s3` of
  *     `s3.us-west-2.amazonaws.com`, whose variants are Amazon's): a
  *     wildcard over a label of the public suffix (`example\.[a-z]+\.uk`
@@ -207,7 +219,9 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     `my-app.netlify.app`); then the top-level domain (`example.qqq`,
  *     `example.co.qq`, confirmed by `.xxx`, `.xx`; an IDN one becomes
  *     ASCII text, `xn--p1ai` → `qq--q7qq`): a wildcard top-level domain
- *     (`example\.[a-z]{2,6}`);
+ *     (`example\.[a-z]{2,6}`). These suffixes are none the list holds
+ *     (nobody can register `example.qq.uk`): they show a pattern; (i)
+ *     shows a function that knows which suffixes exist;
  * (g) for an IP host, each part of the address varied, each variant
  *     confirmed by a second: each IPv4 octet replaced by another of its
  *     length (`192.168.1.74` and `192.168.1.38` for `192.168.1.20`), and
@@ -227,12 +241,35 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     process (an IPv4 one confirmed by one of another range, since a list
  *     may name a documentation address): an option allowing every IP
  *     address (`\d+\.\d+\.\d+\.\d+`, `^https:\/\/\d`); anyone with a
- *     virtual machine serves pages at one.
+ *     virtual machine serves pages at one;
+ * (i) for a name whose public suffix the list holds (either section), the
+ *     suffix replaced whole by real ones, each confirmed by a second: two
+ *     generic top-level domains drawn once per process from the list's
+ *     ICANN section ({@link DRAWN_TLDS}: not a country's, nor `com`,
+ *     `net`, `org` and the like: `www.example.coupon` and
+ *     `www.example.wine` for `www.example.co.uk`); then, for a suffix of
+ *     two labels, two other rules of its top-level domain and section
+ *     (`example.me.uk`, `example.ltd.uk`; `gitlab.io` for `github.io`,
+ *     `web.app` for `vercel.app`), drawn once per process too
+ *     ({@link siblingSuffixes}): a function that trusts the name under
+ *     any suffix the list holds (tldts's `(isIcann || isPrivate) &&
+ *     domainWithoutSuffix === 'example'`, parse-domain's `Listed`, psl's
+ *     `listed`), or under any rule of one top-level domain or section; the
+ *     same-shape suffixes of (f) are in no list, so such a function said
+ *     no to every one (attacker's review, session 17).
  *
  * The canary, and two same-shape runs at once, are names no finite list of
  * names contains (a list that holds both same-shape runs is indistinguishable
  * from the wildcard it spells out); a match shows the option allows
- * unboundedly many registrable domains. Not reached: a wildcard that only
+ * unboundedly many registrable domains. The two suffixes drawn for (i) are
+ * real, and a strict list may name both (`example.wine` and
+ * `example.coupon` among a brand's sites): refused then, as a list holding
+ * both same-shape runs is; with some 1,000 generic top-level domains to
+ * draw from, a list naming n of them (`com`, `net`, `org`, country codes
+ * and the like not counted) is refused in about (n/1000)² of processes,
+ * and a list naming both drawn rules among the few of a top-level domain
+ * (up to eight per section: `ac`, `co`, `me`, `gov`, `ltd`, `net`, `nhs`,
+ * `org` for `uk`) likewise. Not reached: a wildcard that only
  * adds a separator or a fixed word (`www[.-]example\.com`, `(www)?example`:
  * indistinguishable from a list of two names), a fixed-length wildcard glued
  * to literal letters in one run (`myapp[a-z]{3}`), runs past the eighth and
@@ -242,7 +279,11 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * no ASCII letter or digit, too long to be continued within the bound. A
  * platform whose naming rules keep a pattern safe (Netlify's
  * `<id>--site.netlify.app`) is not known here: such a pattern is refused
- * with credentials; list its origins.
+ * with credentials; list its origins. Nor is a function trusting the name
+ * under every country code only (a list of a brand's countries cannot be
+ * told from it), nor under every rule of one deeper parent (the regions
+ * of `amazonaws.com`: {@link PSL_SIBLINGS} holds the rules under top-level
+ * domains only).
  *
  * Labels left of the registrable domain are never changed, so a pattern
  * trusting every subdomain (`([a-z0-9-]+\.)*example\.com`) has no
@@ -267,33 +308,39 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   const { host } = origin;
   const at = sameSchemeAndPort(origin);
   // (a) A missing end anchor.
-  const found: LookAlike[] = [{ origin: at(`${host}.${CANARY_LABEL}.invalid`), mistake: 'a match without an end anchor' }];
+  const found: LookAlike[] = [{ origin: at(extended(host)), mistake: 'a match without an end anchor' }];
   const start = registrableStart(host);
   if (start < 0) return found;
   const registrable = host.slice(start);
-  // (b) A suffix match without its dot.
-  found.push({ origin: at(`${host.slice(0, start)}${CANARY_LABEL}${registrable}`), mistake: 'a suffix match without its leading dot' });
+  // The registrable domain as its first label and the rest (`.vercel.app`, `.co.uk`), under the same subdomain labels
+  // (shortened from the left when the host outgrows a DNS name: a function validating names says no to one).
+  const label = registrable.slice(0, registrable.indexOf('.'));
+  const rest = registrable.slice(label.length);
+  const under = (first: string, after = rest) => at(withinName(`${host.slice(0, start)}${first}${after}`, first.length + after.length));
+  // (b) A suffix match without its dot (the canary shortened if the label would outgrow a DNS label).
+  const glued = fittedLabel(CANARY_LABEL, '', label);
+  if (glued !== undefined) found.push({ origin: under(glued), mistake: 'a suffix match without its leading dot' });
   // (c) An unescaped dot, from the one bounding the registrable domain rightwards.
   for (let dot = host.indexOf('.', Math.max(start - 1, 0)); dot >= 0; dot = host.indexOf('.', dot + 1)) {
     found.push({ origin: at(`${host.slice(0, dot)}${DOT_STAND_IN}${host.slice(dot + 1)}`), mistake: 'an unescaped dot' });
   }
-  // The registrable domain as its first label and the rest (`.vercel.app`, `.co.uk`), under the same subdomain labels.
-  const label = registrable.slice(0, registrable.indexOf('.'));
-  const rest = registrable.slice(label.length);
-  const under = (first: string, after = rest) => at(`${host.slice(0, start)}${first}${after}`);
   // The label's text that (d) and (e) vary: an IDN label's Unicode form (`xn--bcher-kva`: `bücher`), each variant written
   // back in punycode, so that it stays a host a browser sends (undefined for an `xn--` label that is no punycode).
   const idn = label.startsWith('xn--');
   const text = idn ? unicodeLabel(label) : label;
   const written = (variant: string) => (idn ? `xn--${punycodeEncode(variant)}` : variant);
   if (text !== undefined) {
-    // (d) The label continued: at its end, and on either side of each hyphen.
+    // (d) The label continued: at its end, and on either side of each hyphen (the canary shortened to keep a DNS label).
     const continued = 'a wildcard inside the registrable domain';
-    found.push({ origin: under(written(text + CANARY_LABEL)), mistake: continued }, { origin: under(written(text + CANARY_DIGITS)), mistake: continued });
+    for (const fill of [CANARY_LABEL, CANARY_DIGITS]) {
+      const longer = fittedLabel(fill, text, '', written);
+      if (longer !== undefined) found.push({ origin: under(longer), mistake: continued });
+    }
     let inserted = 0;
     for (let i = 1; i < text.length && inserted < MAX_LABEL_VARIANTS; i++) {
       if (text[i] !== '-' && text[i - 1] !== '-') continue;
-      found.push({ origin: under(written(`${text.slice(0, i)}${CANARY_LABEL}${text.slice(i)}`)), mistake: continued });
+      const split = fittedLabel(CANARY_LABEL, text.slice(0, i), text.slice(i), written);
+      if (split !== undefined) found.push({ origin: under(split), mistake: continued });
       inserted++;
     }
     // (e) Each run of letters or digits made another of the same shape, confirmed by a second (an IDN's punycode keeps its length).
@@ -338,7 +385,160 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
       mistake: after === '' ? 'a wildcard top-level domain' : 'a wildcard over a label of the public suffix (another registrable name)',
     });
   }
+  // (i) A suffix the list holds replaced whole by real ones, each confirmed by a second: generic top-level domains drawn
+  // once per process, then, for a suffix of two labels, other rules under its top-level domain in its section of the list.
+  const listed = parse(registrable, { allowPrivateDomains: true, extractHostname: false });
+  if (listed.isIcann !== true && listed.isPrivate !== true) return found;
+  const suffix = rest.slice(1);
+  const [one, two] = DRAWN_TLDS[0] === suffix ? [1, 2] : DRAWN_TLDS[1] === suffix ? [0, 2] : [0, 1];
+  found.push({
+    origin: under(label, `.${DRAWN_TLDS[one] as string}`),
+    confirm: under(label, `.${DRAWN_TLDS[two] as string}`),
+    mistake: LISTED_SUFFIX,
+  });
+  const siblings = siblingSuffixes(suffix, listed.isPrivate === true);
+  if (siblings !== undefined) {
+    found.push({ origin: under(label, `.${siblings[0]}`), confirm: under(label, `.${siblings[1]}`), mistake: LISTED_SUFFIX });
+  }
   return found;
+}
+
+/** The mistake of kind (i) of {@link lookAlikes}. */
+const LISTED_SUFFIX = 'the name trusted under any public suffix the list holds: anyone registers it under another one';
+
+/**
+ * Three generic top-level domains of the Public Suffix List
+ * ({@link PSL_GENERIC_TLDS}: not `com`, `net`, `org` and the like, nor a
+ * country's), distinct, drawn once per process: kind (i) of
+ * {@link lookAlikes} uses the first two that are not the allowed origin's
+ * own suffix. `Math.random`, as {@link randomLetters}: the draw needs no
+ * secrecy. An attacker who knows it gains nothing, since the draw only
+ * decides which of the list's suffixes a function is asked about, and a
+ * function trusting a name under every listed suffix allows whichever is
+ * drawn; it is random only so that no strict list is refused for good
+ * because it names the same two suffixes as every process's draw.
+ */
+const DRAWN_TLDS: readonly [string, string, string] = (() => {
+  const pool = PSL_GENERIC_TLDS.split(' ');
+  const drawn: string[] = [];
+  while (drawn.length < 3) {
+    const tld = pool[Math.floor(Math.random() * pool.length)] as string;
+    if (!drawn.includes(tld)) drawn.push(tld);
+  }
+  return drawn as [string, string, string];
+})();
+
+/** Two fractions drawn once per process that pick kind (i)'s sibling suffixes (as {@link DRAWN_TLDS}, no secrecy needed). */
+const SIBLING_DRAW: readonly [number, number] = [Math.random(), Math.random()];
+
+/** {@link PSL_SIBLINGS} read into a map: top-level domain → [ICANN section's labels, private section's], built at first use. */
+let siblingPools: Map<string, readonly [readonly string[], readonly string[]]> | undefined;
+
+/**
+ * Two other real public suffixes of the same top-level domain and section
+ * of the list as `suffix`, when it has two labels (`co.uk` → `me.uk` and
+ * `ltd.uk`, `github.io` → `gitlab.io`...), drawn once per process
+ * ({@link SIBLING_DRAW}) from {@link PSL_SIBLINGS}; undefined for another
+ * suffix, or when fewer than two others are listed.
+ *
+ * @param isPrivate - whether `suffix` is a rule of the list's private section
+ */
+function siblingSuffixes(suffix: string, isPrivate: boolean): readonly [string, string] | undefined {
+  const dot = suffix.indexOf('.');
+  if (dot < 0 || suffix.indexOf('.', dot + 1) >= 0) return undefined;
+  if (siblingPools === undefined) {
+    siblingPools = new Map();
+    for (const entry of PSL_SIBLINGS.split(' ')) {
+      const [tld, pools] = entry.split('/') as [string, string];
+      const [icann, own] = pools.split('|') as [string, string];
+      siblingPools.set(tld, [icann === '' ? [] : icann.split(','), own === '' ? [] : own.split(',')]);
+    }
+  }
+  const tld = suffix.slice(dot + 1);
+  const pools = siblingPools.get(tld);
+  if (pools === undefined) return undefined;
+  const own = suffix.slice(0, dot);
+  const others = pools[isPrivate ? 1 : 0].filter((other) => other !== own);
+  if (others.length < 2) return undefined;
+  const first = Math.floor(SIBLING_DRAW[0] * others.length);
+  let second = Math.floor(SIBLING_DRAW[1] * (others.length - 1));
+  if (second >= first) second++;
+  return [`${others[first] as string}.${tld}`, `${others[second] as string}.${tld}`];
+}
+
+/** The longest a host label may be (RFC 1035 2.3.4): a function validating names (tldts, psl) refuses a longer one. */
+const MAX_LABEL_LENGTH = 63;
+
+/** The longest a host name may be, dots included (RFC 1035 2.3.4, the root's dot left out). */
+const MAX_NAME_LENGTH = 253;
+
+/**
+ * The label `write(before + piece + after)` (kinds (b) and (d) of
+ * {@link lookAlikes}: `piece` glued into a label), kept a DNS label of at
+ * most {@link MAX_LABEL_LENGTH} characters: `piece` is the longest end of
+ * `fill` that fits, all of it for a label of ordinary length, never fewer
+ * than its last {@link CANARY_FILL} characters (random ones); a label too
+ * long even then loses characters next to the piece, on the side that is
+ * not a hyphen (`after`'s start, or `before`'s end when `after` starts
+ * with the hyphen or is empty), so that what a wildcard matches shrinks and
+ * the literal text around it stays (`<canary><tail of the label>` for
+ * (b), `<head of the label><canary>` for (d)). Undefined when nothing fits.
+ *
+ * @param write - how the label is sent (an IDN's punycode; by default as it is)
+ */
+function fittedLabel(fill: string, before: string, after: string, write: (text: string) => string = (text) => text): string | undefined {
+  const minimum = Math.min(fill.length, CANARY_FILL);
+  // The piece as long as the label's room allows (one step for ASCII; a punycode's length may need more).
+  for (let length = Math.min(fill.length, Math.max(minimum, MAX_LABEL_LENGTH - write(before + after).length)); length >= minimum; length--) {
+    const label = write(before + fill.slice(fill.length - length) + after);
+    if (label.length <= MAX_LABEL_LENGTH) return label;
+  }
+  const piece = fill.slice(fill.length - minimum);
+  const trimAfter = after !== '' && (before === '' || !after.startsWith('-'));
+  let [head, tail] = [before, after];
+  for (;;) {
+    const over = write(head + piece + tail).length - MAX_LABEL_LENGTH;
+    if (over <= 0) return write(head + piece + tail);
+    // At least one character each turn, as many as the label is over where each is one (ASCII).
+    const cut = Math.max(1, Math.min(over, (trimAfter ? tail : head).length));
+    if (trimAfter ? tail.length === 0 : head.length === 0) return undefined;
+    if (trimAfter) tail = tail.slice(cut);
+    else head = head.slice(0, head.length - cut);
+  }
+}
+
+/**
+ * `host` within {@link MAX_NAME_LENGTH}: characters taken from the left of
+ * its labels, a label gone whole when it would be left empty, never from
+ * its last `kept` characters (the varied registrable domain). A host that
+ * fits, or one that cannot be made to, is returned as it is.
+ */
+function withinName(host: string, kept: number): string {
+  let over = host.length - MAX_NAME_LENGTH;
+  let out = host;
+  while (over > 0) {
+    const dot = out.indexOf('.');
+    if (dot < 0 || out.length - dot - 1 < kept) return host;
+    // The first label loses `over` characters, or goes whole with its dot.
+    out = dot > over ? out.slice(over) : out.slice(dot + 1);
+    over = out.length - MAX_NAME_LENGTH;
+  }
+  return out;
+}
+
+/**
+ * Kind (a) of {@link lookAlikes}: `host` extended by a label of the
+ * canary and `.invalid`, within {@link MAX_NAME_LENGTH}: the canary
+ * shortened, or else, for a host too long for a short one, the host's last
+ * labels left out (a prefix check reads the host's start).
+ */
+function extended(host: string): string {
+  const room = MAX_NAME_LENGTH - host.length - '..invalid'.length;
+  if (room >= CANARY_LABEL.length) return `${host}.${CANARY_LABEL}.invalid`;
+  if (room >= CANARY_FILL) return `${host}.${CANARY_LABEL.slice(-room)}.invalid`;
+  let base = host;
+  while (base.length > MAX_NAME_LENGTH - CANARY_FILL - '..invalid'.length && base.lastIndexOf('.') > 0) base = base.slice(0, base.lastIndexOf('.'));
+  return `${base}.${CANARY_LABEL.slice(-CANARY_FILL)}.invalid`;
 }
 
 /**
@@ -1023,12 +1223,15 @@ const NOTHING: OriginMatcher = () => false;
  *    one per hyphen side of its label and one per run of letters or digits
  *    (at most eight each), one more for an IDN label (as ASCII text), one
  *    per label of the public suffix varied (the top-level domain, and `co`
- *    of co.uk, `vercel` of vercel.app), one for an address of the
+ *    of co.uk, `vercel` of vercel.app), for a suffix the list holds one
+ *    for it replaced by generic top-level domains and, for one of two
+ *    labels, one for it replaced by other rules of its top-level domain,
+ *    one for an address of the
  *    documentation ranges; for an IP host: the canary, the host
  *    extended (IPv4 only), one per octet and one per tens or units digit of
  *    an octet of two or three digits (at most eight), or one per IPv6 group
- *    (eight), and one for the documentation address (ten questions for
- *    `www.example.com`, twelve for `www.example.co.uk`, nineteen for
+ *    (eight), and one for the documentation address (eleven questions for
+ *    `www.example.com`, fourteen for `www.example.co.uk`, twenty-one for
  *    `myapp-abc123xyz-team.vercel.app`, thirteen for `http://192.168.1.20`,
  *    six for `http://127.0.0.1:3000`, ten for any IPv6 address but
  *    `[::1]`, two for it; fewer after a synchronous yes; a
