@@ -322,7 +322,11 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   if (glued !== undefined) found.push({ origin: under(glued), mistake: 'a suffix match without its leading dot' });
   // (c) An unescaped dot, from the one bounding the registrable domain rightwards.
   for (let dot = host.indexOf('.', Math.max(start - 1, 0)); dot >= 0; dot = host.indexOf('.', dot + 1)) {
-    found.push({ origin: at(`${host.slice(0, dot)}${DOT_STAND_IN}${host.slice(dot + 1)}`), mistake: 'an unescaped dot' });
+    // The two labels made one: a label over 63 characters loses its first ones (a DNS name, see above).
+    const from = host.lastIndexOf('.', dot - 1) + 1;
+    const to = host.indexOf('.', dot + 1) < 0 ? host.length : host.indexOf('.', dot + 1);
+    const merged = `${host.slice(from, dot)}${DOT_STAND_IN}${host.slice(dot + 1, to)}`;
+    found.push({ origin: at(host.slice(0, from) + merged.slice(Math.max(0, merged.length - MAX_LABEL_LENGTH)) + host.slice(to)), mistake: 'an unescaped dot' });
   }
   // The label's text that (d) and (e) vary: an IDN label's Unicode form (`xn--bcher-kva`: `bücher`), each variant written
   // back in punycode, so that it stays a host a browser sends (undefined for an `xn--` label that is no punycode).
