@@ -115,6 +115,7 @@ export {
   writePlan,
   writesFor,
   writesSoFar,
+  writableResponse,
   writtenNoteOf,
 } from './written-responses.js';
 export { carriesGrant, overruledCorsHeaders, removeOwnGrant } from './response-bodies.js';

@@ -221,20 +221,73 @@ export function unwrite(headers: Headers, { pairs, varyBefore, varyWritten }: Wr
 }
 
 /**
- * The body of an `@hono/node-server` Response made with a string, bytes or
- * a Blob, which that server sends again on every request without reading a
- * stream (it keeps `[status, body, headers]` under a symbol of its own,
- * described `cache`); `undefined` for any other Response. Reading such a
- * Response's `body` would make it a stream, read once.
+ * The prototype a Fetch API Response of this runtime ends its chain with
+ * (below `Object.prototype`): the runtime's own `Response.prototype`, even
+ * when `@hono/node-server` replaced the global `Response` with its own
+ * class (which extends it) before this module was loaded. `null` where
+ * there is no `Response`.
  */
-function bodyOfLightweight(response: Response): BodyInit | undefined {
+const RUNTIME_RESPONSE: object | null = runtimeResponsePrototype();
+/** Finds {@link RUNTIME_RESPONSE}. */
+function runtimeResponsePrototype(): object | null {
+  if (typeof Response !== 'function') return null;
+  let proto = Response.prototype as object;
+  for (let up = Object.getPrototypeOf(proto) as object | null; up !== null && up !== Object.prototype; up = Object.getPrototypeOf(up) as object | null) proto = up;
+  return proto;
+}
+
+/**
+ * What an `@hono/node-server` Response (the class that server puts in place
+ * of the global `Response`) made with a string, bytes, a Blob or a stream
+ * keeps under a symbol of its own, described `cache`, until something reads
+ * its body (or `clone()`, `text()`, `statusText` …): `[status, body,
+ * headers]`, what that server sends without making a real Response. Its
+ * `headers` are those, not the ones it was made with; the real Response,
+ * when made, is made from what it was made with (a `Headers` given to it
+ * are the same object; not so a plain object, an array, none, or another
+ * such Response). `undefined` for any other Response: one prototype read
+ * for the runtime's own.
+ */
+function lightweightCache(response: Response): readonly unknown[] | undefined {
+  if (Object.getPrototypeOf(response) === RUNTIME_RESPONSE) return undefined;
   for (const symbol of Object.getOwnPropertySymbols(response)) {
     if (symbol.description !== 'cache') continue;
     const cached: unknown = (response as unknown as Record<symbol, unknown>)[symbol];
-    const body: unknown = Array.isArray(cached) && cached.length === 3 ? cached[1] : undefined;
-    if (typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob) return body as BodyInit;
+    if (Array.isArray(cached) && cached.length === 3) return cached;
   }
   return undefined;
+}
+
+/**
+ * The body of an `@hono/node-server` Response made with a string, bytes or
+ * a Blob ({@link lightweightCache}), which that server sends again on every
+ * request without reading a stream; `undefined` for any other Response.
+ * Reading such a Response's `body` would make it a stream, read once.
+ */
+function bodyOfLightweight(response: Response): BodyInit | undefined {
+  const body: unknown = lightweightCache(response)?.[1];
+  return typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob ? (body as BodyInit) : undefined;
+}
+
+/**
+ * The Response the Fetch and Hono adapters write their plan into instead of
+ * `response`: `response` itself, except for an `@hono/node-server` Response
+ * not yet made real ({@link lightweightCache}), whose headers a later read
+ * of its body (a layer's `new Response(res.body, res)`, `clone()`, hono's
+ * `c.res = …`) would make again from what it was made with, losing what
+ * ampcors wrote (attacker's review, session 17: a grant ampcors removed came
+ * back; the `Vary` an outer layer reads as an inner one's answer was lost).
+ * For that one, a Response of the same status and body with a copy of its
+ * headers, made with them, so that they are the ones it is made real with
+ * (still such a Response: that server sends it without a stream). Its
+ * status text is not kept (that server does not send one for it either);
+ * `response` is left as it was (a handler's Response sent again is not
+ * written into). Throws when `response` is not a Response.
+ */
+export function writableResponse(response: Response): Response {
+  const cached = lightweightCache(response);
+  if (cached === undefined) return response;
+  return new Response(cached[1] as BodyInit | null, { status: cached[0] as number, headers: new Headers(response.headers) });
 }
 
 /**

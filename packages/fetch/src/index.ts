@@ -19,6 +19,7 @@ import {
   noteWritten,
   pairsOverUnnoted,
   removeOwnGrant,
+  writableResponse,
   writePlan,
   writesFor,
   writesSoFar,
@@ -198,7 +199,9 @@ function applyPlan(
   // rebuilt without its note gets no grant beyond its own (core's nested-policies.ts, 5.a, 5.b).
   const moved = inner || sinceOrigin < writesFor(origin);
   try {
-    // 1. In place.
+    // 1. In place; in a copy for an `@hono/node-server` Response not yet made real, whose headers it would make again
+    // without what ampcors wrote (core's writableResponse).
+    response = writableResponse(response);
     if (moved) pairs = pairsOverUnnoted(response.headers, pairs, inner);
     // A grant of the handler's own (an upstream's echo of a denied Origin, an `AMP-Email-Allow-Sender`, on every path): its
     // CORS headers the plan does not set go.

@@ -26,6 +26,7 @@ import {
   pairsOverUnnoted,
   removeOwnGrant,
   unwrite,
+  writableResponse,
   writePlan,
   writesFor,
   writesSoFar,
@@ -470,7 +471,7 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     if (innermost.overruled(c, cors)) return;
     // The handler's response: written in place when ampcors has not written into it; else left alone or a copy (core's
     // answerOver: rule in nested-policies.ts, 3.), the Response itself never written again.
-    const res = c.res;
+    let res = c.res;
     const seen = writtenNoteOf(res);
     if (seen !== undefined) {
       let answer: Response;
@@ -492,6 +493,13 @@ export function ampCors(options?: HonoAmpCorsOptions): MiddlewareHandler<{ Varia
     const moved = inner || sinceOrigin < writesFor(origin);
     let pairs = plan.headers;
     try {
+      // An `@hono/node-server` Response not yet made real would make its headers again without what ampcors wrote (a later
+      // `new Response(c.res.body, c.res)`): written in a copy instead (core's writableResponse).
+      const target = writableResponse(res);
+      if (target !== res) {
+        c.res = undefined;
+        c.res = res = target;
+      }
       if (moved) pairs = pairsOverUnnoted(res.headers, pairs, inner);
       // A grant on it that another layer or the handler made: its CORS headers the plan does not set go (core's response-bodies.ts, 3.).
       if (!removeOwnGrant(res.headers, pairs) && pairs.length === 0 && plan.vary.length === 0) return;
