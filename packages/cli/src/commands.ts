@@ -4,7 +4,7 @@
  * `redis` in their own files.
  */
 import { createReadStream } from 'node:fs';
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   CACHES,
@@ -38,7 +38,16 @@ import {
   verdictText,
 } from './command-kit.js';
 import { explain } from './explain-command.js';
-import { FileError, readFileBytes, readLines, readListArgument } from './input-lines.js';
+import {
+  describeBytes,
+  FileError,
+  LIST_FILE_HELP,
+  MAX_ALLOW_SET_BYTES,
+  readLines,
+  readListArgument,
+  readRegularFile,
+  writeRegularFile,
+} from './input-lines.js';
 import { type InputStream, writeBytes, writeJson, writeLine, writeRow } from './output.js';
 import { createProgressBar } from './progress-bar.js';
 import { redis } from './redis-command.js';
@@ -179,7 +188,11 @@ const check: Command = {
       arg: '<list|@file>',
       description: "the publisher's own origins, a comma list or @file (default: https:// + each publisher domain)",
     },
-    'allow-set': { type: 'string', arg: '<file>', description: 'a compact allow-set written by `ampcors compile`' },
+    'allow-set': {
+      type: 'string',
+      arg: '<file>',
+      description: `a compact allow-set written by \`ampcors compile\` (a regular file of at most ${describeBytes(MAX_ALLOW_SET_BYTES)})`,
+    },
     progress: {
       ...PROGRESS_OPTION,
       description: 'count the origins on stderr even when it is not a terminal (by default: only when stderr is a terminal and stdout is not)',
@@ -190,12 +203,17 @@ const check: Command = {
     'ampcors check --publishers @publishers.txt < origins.txt',
     'ampcors check --allow-set publishers.acs --json < origins.txt > verdicts.jsonl',
   ],
+  details: [
+    LIST_FILE_HELP,
+    `--allow-set reads a regular file of at most ${describeBytes(MAX_ALLOW_SET_BYTES)} (more than compile writes for 10 million domains);`,
+    'to check a compressed set, decompress it to a file first.',
+  ],
   exitCodes: {
     [EXIT.ok]: 'every origin allowed',
     [EXIT.denied]: 'an origin denied',
     [EXIT.usage]: 'usage error',
     [EXIT.badInput]: 'an origin that does not parse; a publisher list or allow-set refused',
-    [EXIT.unreadableFile]: 'a file could not be read',
+    [EXIT.unreadableFile]: 'a file could not be read, is not a regular file, or is over its limit',
   },
   run: async (context) => {
     const publishers = stringOption(context, 'publishers');
@@ -206,7 +224,7 @@ const check: Command = {
     const warn = warner(context);
     let judge: (origin: string) => Verdict & { detail?: string };
     if (allowSetPath !== undefined) {
-      const bytes = await readFileBytes(allowSetPath, context.io.cwd);
+      const bytes = await readRegularFile(allowSetPath, context.io.cwd, MAX_ALLOW_SET_BYTES, '--allow-set');
       try {
         const set = loadAllowSet(bytes);
         judge = (o) => set.verifyOrigin(o);
@@ -259,12 +277,16 @@ const compile: Command = {
     'grep -v staging domains.txt | ampcors compile -o publishers.acs --cache google',
     'ampcors compile domains.txt -o - | gzip > publishers.acs.gz',
   ],
-  details: ['Warns (on stderr) when the list has no domain, or repeats domains: the file is still written.'],
+  details: [
+    'Warns (on stderr) when the list has no domain, or repeats domains: the file is still written.',
+    'The list is read line by line (a file, a pipe or stdin). -o writes a regular file (a symbolic link is followed);',
+    'a FIFO or a device is refused before anything is written: write -o - and redirect stdout instead.',
+  ],
   exitCodes: {
     [EXIT.ok]: 'the allow-set was written',
     [EXIT.usage]: 'usage error',
     [EXIT.badInput]: 'an invalid domain (nothing is written)',
-    [EXIT.unreadableFile]: 'the list could not be read, or the allow-set not written',
+    [EXIT.unreadableFile]: 'the list could not be read, or the allow-set not written (-o names a FIFO, a device or a directory)',
   },
   run: async (context) => {
     const output = stringOption(context, 'output');
@@ -329,11 +351,7 @@ const compile: Command = {
     if (output === '-') {
       await writeBytes(stdout, bytes);
     } else {
-      try {
-        await writeFile(resolve(context.io.cwd, output), bytes);
-      } catch (error) {
-        throw new FileError('write', output, error);
-      }
+      await writeRegularFile(output, context.io.cwd, bytes);
     }
     const set = loadAllowSet(bytes);
     const duplicates = builder.hashCount - set.size;

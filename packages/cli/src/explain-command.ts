@@ -28,7 +28,7 @@ import {
   verdictJson,
   verdictText,
 } from './command-kit.js';
-import { readListArgument } from './input-lines.js';
+import { LIST_FILE_HELP, readListArgument } from './input-lines.js';
 import { writeLine } from './output.js';
 
 /**
@@ -157,13 +157,14 @@ export const explain: Command = {
     'With --publishers: the verdict as `ampcors check` gives it, and the listed domains whose prefix it is',
     '(the only way to tell whose a hashed prefix is). An origin that does not parse is explained too',
     '(the step that refuses it), with a "did you mean" when only case, a slash or a path is wrong.',
+    LIST_FILE_HELP,
   ],
   exitCodes: {
     [EXIT.ok]: 'a publisher domain was found (with --publishers: every origin allowed)',
     [EXIT.denied]: 'a hashed prefix or not a reversible cache origin (with --publishers: an origin denied)',
     [EXIT.usage]: 'usage error',
     [EXIT.badInput]: 'an origin that does not parse; a publisher list refused',
-    [EXIT.unreadableFile]: 'a --publishers or --origins @file could not be read',
+    [EXIT.unreadableFile]: 'a --publishers or --origins @file could not be read, is not a regular file, or is over its limit',
   },
   run: async (context) => {
     const cache = cacheOption(context);

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliError, EXIT, UsageError } from './errors.js';
 
@@ -157,22 +158,144 @@ export class FileError extends CliError {
   }
 }
 
-/** Reads a whole file as bytes, turning any failure into a {@link FileError}. */
-export async function readFileBytes(path: string, cwd: string): Promise<Uint8Array> {
+/**
+ * The largest allow-set file `check --allow-set` reads: 2 GiB. Above every
+ * set `compile` writes for the 10-million-domain scale target: the default
+ * (Rice, 16-byte hashes) takes about 26 bytes per domain (260 MB for 10M),
+ * and even the largest form, raw 32-byte hashes of the 5 prefix forms a
+ * domain can have, takes 160 bytes per domain (1.6 GB for 10M).
+ */
+export const MAX_ALLOW_SET_BYTES = 2 * 1024 ** 3;
+
+/**
+ * The largest `--publishers @file` / `--origins @file` list: 64 MiB, about
+ * three million domains of 20 characters. `createVerifier` holds every
+ * entry in memory; a larger list belongs in a compiled allow-set.
+ */
+export const MAX_LIST_BYTES = 64 * 1024 ** 2;
+
+/** A byte count in words: `2 GiB`, `64 MiB`, else bytes. */
+export function describeBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** The `--help` line on `@file` lists (check, explain). */
+export const LIST_FILE_HELP = `An @file is a regular file (a pipe or device is refused) of at most ${describeBytes(MAX_LIST_BYTES)}, one entry per line.`;
+
+/** What a file that is not a regular one is, for the refusal. */
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO or pipe';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** The refusal of a file that is not a regular one (a directory keeps the system's words). */
+function notRegular(stats: Stats, action: 'read' | 'write'): Error {
+  if (stats.isDirectory()) return Object.assign(new Error('it is a directory'), { code: 'EISDIR' });
+  const hint = action === 'read' ? 'copy it to a file first' : 'write -o - and redirect stdout instead';
+  return new Error(`it is ${kindOf(stats)}, not a regular file (${hint})`);
+}
+
+/**
+ * Reads a whole regular file, never more than `limit` bytes. Opens without
+ * blocking (`O_NONBLOCK`: a FIFO without a writer does not hang the open),
+ * checks the open handle (so the file checked is the file read): anything
+ * but a regular file (a FIFO, `/dev/zero`, a terminal, a socket, a
+ * directory) is refused before a byte is read, since it may never end; a
+ * size over the limit is refused from the handle's size, before a byte is
+ * read. A file that grows while it is read is refused too, so no read ever
+ * passes the limit, and the read ends with the file.
+ *
+ * @param limit - the most bytes accepted ({@link MAX_ALLOW_SET_BYTES}, {@link MAX_LIST_BYTES})
+ * @param what - what the file is for, in the over-the-limit message (`--allow-set`)
+ * @throws FileError (exit 4) for a file that cannot be read, is not a regular file, or is over the limit.
+ */
+export async function readRegularFile(path: string, cwd: string, limit: number, what: string): Promise<Uint8Array> {
+  let handle: FileHandle;
   try {
-    return await readFile(resolve(cwd, path));
+    handle = await open(resolve(cwd, path), constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     throw new FileError('read', path, error);
   }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw notRegular(stats, 'read');
+    if (stats.size > limit) throw new Error(`${stats.size} bytes is over the ${describeBytes(limit)} limit of ${what}`);
+    const bytes = new Uint8Array(stats.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
+      if (bytesRead === 0) return bytes.subarray(0, filled);
+      filled += bytesRead;
+    }
+    // One byte more means the file grew after its size was taken.
+    const { bytesRead } = await handle.read(new Uint8Array(1), 0, 1, filled);
+    if (bytesRead !== 0) throw new Error('it grew while it was read');
+    return bytes;
+  } catch (error) {
+    throw new FileError('read', path, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }
 
-/** The lines of a list file: trimmed, blank lines and `#` comments skipped. */
-async function listFileLines(path: string, cwd: string): Promise<string[]> {
-  const text = new TextDecoder().decode(await readFileBytes(path, cwd));
-  return text
-    .split('\n')
-    .map(trimAsciiSpace)
-    .filter((line) => line !== '' && !line.startsWith('#'));
+/**
+ * Writes `bytes` to a regular file, created if missing (a symbolic link is
+ * followed, as a shell redirection does). Refuses, without writing, what is
+ * not a regular file: a FIFO (the write would wait for a reader), a device,
+ * a socket, a directory; `-o -` is the way to a pipe.
+ *
+ * @throws FileError (exit 4, `cannot write …`).
+ */
+export async function writeRegularFile(path: string, cwd: string, bytes: Uint8Array): Promise<void> {
+  let handle: FileHandle;
+  try {
+    // No O_TRUNC: what is there is emptied only once it is known to be a regular file.
+    handle = await open(resolve(cwd, path), constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
+  } catch (error) {
+    // O_NONBLOCK on a FIFO without a reader: ENXIO.
+    if ((error as NodeJS.ErrnoException).code === 'ENXIO')
+      throw new FileError('write', path, new Error('it is a FIFO or pipe, not a regular file (write -o - and redirect stdout instead)'));
+    throw new FileError('write', path, error);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw notRegular(stats, 'write');
+    await handle.truncate(0);
+    await handle.writeFile(bytes);
+  } catch (error) {
+    throw new FileError('write', path, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The lines of a list file (at most {@link MAX_LIST_BYTES}, read by
+ * {@link readRegularFile}): trimmed, blank lines and `#` comments skipped,
+ * each at most {@link MAX_LINE_LENGTH} characters ({@link readLines}).
+ */
+async function listFileLines(path: string, cwd: string, option: string): Promise<string[]> {
+  const bytes = await readRegularFile(path, cwd, MAX_LIST_BYTES, `${option} @file`);
+  const lines: string[] = [];
+  for await (const { text } of readLines(
+    (async function* () {
+      yield bytes;
+    })(),
+    { comments: true, name: path },
+  )) {
+    lines.push(text);
+  }
+  return lines;
 }
 
 /**
@@ -184,13 +307,13 @@ async function listFileLines(path: string, cwd: string): Promise<string[]> {
  *
  * @param option - the option's name, for messages (`--publishers`)
  * @param warn - writes a warning line
- * @throws FileError for an `@path` that cannot be read; UsageError for `@` alone or a path given as a list.
+ * @throws FileError for an `@path` that cannot be read, is not a regular file or is over {@link MAX_LIST_BYTES}; UsageError for `@` alone or a path given as a list.
  */
 export async function readListArgument(value: string, cwd: string, option: string, warn: (message: string) => Promise<void>): Promise<string[]> {
   if (value.startsWith('@')) {
     const path = value.slice(1);
     if (path === '') throw new UsageError(`${option} @ needs a file name: ${option} @<file>`);
-    return listFileLines(path, cwd);
+    return listFileLines(path, cwd, option);
   }
   const items = value
     .split(',')
