@@ -13,6 +13,7 @@ import {
   applyHeadersAtomically,
   carriesGrant,
   type CorsPlan,
+  CORS_RESPONSE_HEADERS,
   createKoaCorsPolicy,
   earlierGrantLeft,
   grantChangedSince,
@@ -42,6 +43,8 @@ export interface AmpCorsState {
 export interface KoaContextLike {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  /** Koa's response object (`Object.create(app.response)`): its `body` setter is where Koa 3 copies a Fetch `Response`'s headers. */
+  readonly response?: object;
   readonly originalUrl: string;
   state: object;
   status: number;
@@ -132,6 +135,12 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       if (plan.body !== '' || plan.status !== 204) ctx.body = plan.body;
       return;
     }
+    // Koa 3 copies a Response body's headers when it is set: its app's setter notes them, whatever replaces the body later.
+    const response = ctx.response;
+    if (response !== undefined) {
+      const prototype: unknown = Object.getPrototypeOf(response);
+      if (prototype !== lastWatched) watchResponseBodies((lastWatched = prototype));
+    }
     // What a later layer of another framework on this Node response took back is noted there (core's nested-policies.ts, 4.).
     const takenBack = lastTakeBack(ctx.res);
     try {
@@ -142,17 +151,20 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
         ? error
         : cors.errorAfter(error, plan);
     }
-    // A Fetch `Response` as the body replaced what was written: put back what decided (see keepDecision). Anything else: a `typeof`.
-    const body = ctx.body;
-    if (typeof body === 'object' && body !== null && body instanceof Response && !ctx.res.headersSent && !innermost.overruled(ctx, cors)) {
+    // A Fetch `Response` was set as the body (it may have been replaced since: a 304's `null`, its stream, its text) and Koa 3
+    // copied its headers over what was written: put back what decided (see keepDecision). Else a boolean and a `typeof`.
+    const copied = responseBodiesSet ? copiedHeaders.get(ctx.res) : undefined;
+    const body = copied === undefined ? ctx.body : undefined;
+    const brought = copied ?? (typeof body === 'object' && body !== null && body instanceof Response ? body.headers : undefined);
+    if (brought !== undefined && !ctx.res.headersSent && !innermost.overruled(ctx, cors)) {
       // A later layer of another framework on ctx.res (an Express ampCors run on ctx.req/ctx.res, an @hono/node-server listener)
       // decided: its headers, not this plan, are put back when it took a grant back; when it granted where this plan did not
       // (seen on the response while the body brings no grant), none of the body's CORS headers stay (core's nested-policies.ts, 4.).
       const later = lastTakeBack(ctx.res);
       keepDecision(
         ctx.res,
-        body,
-        later !== takenBack ? (later as TakeBack).headers : grantedLater(ctx.res, body, plan.headers) ? null : plan.headers,
+        brought,
+        later !== takenBack ? (later as TakeBack).headers : grantedLater(ctx.res, brought, plan.headers) ? null : plan.headers,
         plan.vary,
       );
     }
@@ -160,25 +172,81 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
 }
 
 /**
- * Whether a later layer granted on `res` where `headers` (this middleware's plan) did not, without taking a grant back
- * (an inner ampCors of another framework allowing what this one denied): `res` holds a grant other than the plan's
- * (`grantChangedSince`) while `body` (a Fetch `Response`, whose headers Koa 3 copied over `res`) carries none
- * (`carriesGrant`), so that grant is not the body's. A few `has` and header reads, for a Response body only.
+ * The CORS headers of every Fetch `Response` set as the body of a Koa response (keyed by its Node response), as they were
+ * when it was set: Koa 3 copies a Response's headers over the Node response then (`ctx.body = await fetch(upstream)`), and
+ * they stay when later middleware replaces the body (koa-conditional-get's 304 `ctx.body = null`, `ctx.body = ctx.body.body`,
+ * its text; attacker's review, session 17) or changes the Response's headers. Later Responses add theirs; an empty
+ * `Headers` still says that one was set (its `Vary` replaced ampCors's).
  */
-function grantedLater(res: ServerResponse, body: Response, headers: ReadonlyArray<readonly [string, string]>): boolean {
-  return !carriesGrant(body.headers) && grantChangedSince(res, headers);
+const copiedHeaders = new WeakMap<object, Headers>();
+/** Whether a Fetch `Response` was ever set as a Koa body in this process (until then, the middleware looks nothing up). */
+let responseBodiesSet = false;
+/** The prototype (an app's `app.response`) of the last Koa response seen: the common path compares it and does nothing else. */
+let lastWatched: unknown;
+/** The prototypes whose `body` setter notes Response bodies (each wrapped once). */
+const watched = new WeakSet<object>();
+
+/**
+ * Wraps, once, the `body` setter that Koa responses made from `prototype` (an app's `app.response`, which Koa lets an app
+ * extend) inherit: a Fetch `Response` set as the body has its CORS headers noted in {@link copiedHeaders} before Koa's
+ * setter runs; every other value goes straight to Koa's setter. A prototype without a `body` setter (not Koa's), or one
+ * that cannot be changed (frozen), is left as it is: the middleware then sees a Response body only while it is the body.
+ */
+function watchResponseBodies(prototype: unknown): void {
+  if (typeof prototype !== 'object' || prototype === null || watched.has(prototype)) return;
+  watched.add(prototype);
+  let owner: object | null = prototype;
+  let descriptor: PropertyDescriptor | undefined;
+  while (owner !== null && (descriptor = Object.getOwnPropertyDescriptor(owner, 'body')) === undefined) owner = Object.getPrototypeOf(owner) as object | null;
+  const set = descriptor?.set;
+  if (descriptor === undefined || set === undefined || (owner === prototype && descriptor.configurable !== true)) return;
+  try {
+    Object.defineProperty(prototype, 'body', {
+      configurable: true,
+      enumerable: descriptor.enumerable === true,
+      get: descriptor.get,
+      set(this: { readonly res?: unknown }, value: unknown) {
+        if (typeof value === 'object' && value !== null && value instanceof Response) noteCopied(this.res, value.headers);
+        set.call(this, value);
+      },
+    });
+  } catch {
+    // A frozen or non-extensible prototype: nothing is noted, as before.
+  }
+}
+
+/** Notes the CORS headers of a Response set as the body of the Koa response whose Node response is `res` (see {@link copiedHeaders}). */
+function noteCopied(res: unknown, headers: Headers): void {
+  if (typeof res !== 'object' || res === null) return;
+  let copied = copiedHeaders.get(res);
+  if (copied === undefined) copiedHeaders.set(res, (copied = new Headers()));
+  for (const name of CORS_RESPONSE_HEADERS) {
+    const value = headers.get(name);
+    if (value !== null) copied.set(name, value);
+  }
+  responseBodiesSet = true;
 }
 
 /**
- * Puts back on `res` what a Fetch `Response` body replaced of `headers`, the CORS headers of the layer that decided (this
- * middleware's plan, or a later layer's that took the grant back; `null`: a later layer's, not known, so every CORS
- * header of the body goes): Koa 3 copies the body's headers over the response when it is set, `ctx.body = await
- * fetch(upstream)`, and Koa 2 leaves what was written (core's response-bodies.ts). None of its CORS headers that
- * overrule those stay, and the `Vary` names `vary` are merged into its `Vary`.
+ * Whether a later layer granted on `res` where `headers` (this middleware's plan) did not, without taking a grant back
+ * (an inner ampCors of another framework allowing what this one denied): `res` holds a grant other than the plan's
+ * (`grantChangedSince`) while the headers `brought` by Response bodies (those Koa 3 copied over `res`) carry none
+ * (`carriesGrant`), so that grant is not theirs. A few `has` and header reads, after a Response body only.
  */
-function keepDecision(res: ServerResponse, body: Response, headers: ReadonlyArray<readonly [string, string]> | null, vary: readonly string[]): void {
+function grantedLater(res: ServerResponse, brought: Headers, headers: ReadonlyArray<readonly [string, string]>): boolean {
+  return !carriesGrant(brought) && grantChangedSince(res, headers);
+}
+
+/**
+ * Puts back on `res` what Fetch `Response` bodies (their CORS headers `brought`) replaced of `headers`, the CORS headers of
+ * the layer that decided (this middleware's plan, or a later layer's that took the grant back; `null`: a later layer's,
+ * not known, so every CORS header they brought goes): Koa 3 copies a body's headers over the response when it is set,
+ * `ctx.body = await fetch(upstream)`, and Koa 2 leaves what was written (core's response-bodies.ts). None of their CORS
+ * headers that overrule those stay, and the `Vary` names `vary` are merged into its `Vary`.
+ */
+function keepDecision(res: ServerResponse, brought: Headers, headers: ReadonlyArray<readonly [string, string]> | null, vary: readonly string[]): void {
   const decided = (name: string) => headers?.find((header) => header[0] === name)?.[1];
-  for (const name of overruledCorsHeaders(body.headers, (name) => headers === null || decided(name) !== undefined)) {
+  for (const name of overruledCorsHeaders(brought, (name) => headers === null || decided(name) !== undefined)) {
     const value = decided(name);
     if (value === undefined) res.removeHeader(name);
     else res.setHeader(name, value);
