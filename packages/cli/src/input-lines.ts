@@ -239,7 +239,7 @@ export async function readRegularFile(path: string, cwd: string, limit: number, 
     }
     // One byte more means the file grew after its size was taken.
     const { bytesRead } = await handle.read(new Uint8Array(1), 0, 1, filled);
-    if (bytesRead !== 0) throw new Error('it grew while it was read');
+    if (bytesRead !== 0) throw new Error('it grew while it was read (or its size was not the one the system reported)');
     return bytes;
   } catch (error) {
     throw new FileError('read', path, error);
@@ -257,15 +257,15 @@ export async function readRegularFile(path: string, cwd: string, limit: number, 
  * @throws FileError (exit 4, `cannot write …`).
  */
 export async function writeRegularFile(path: string, cwd: string, bytes: Uint8Array): Promise<void> {
+  const full = resolve(cwd, path);
   let handle: FileHandle;
   try {
     // No O_TRUNC: what is there is emptied only once it is known to be a regular file.
-    handle = await open(resolve(cwd, path), constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
+    handle = await open(full, constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
   } catch (error) {
-    // O_NONBLOCK on a FIFO without a reader: ENXIO.
-    if ((error as NodeJS.ErrnoException).code === 'ENXIO')
-      throw new FileError('write', path, new Error('it is a FIFO or pipe, not a regular file (write -o - and redirect stdout instead)'));
-    throw new FileError('write', path, error);
+    // A FIFO without a reader (or a device without its device) cannot be opened without blocking: ENXIO.
+    const stats = (error as NodeJS.ErrnoException).code === 'ENXIO' ? await stat(full).catch(() => undefined) : undefined;
+    throw new FileError('write', path, stats === undefined || stats.isFile() ? error : notRegular(stats, 'write'));
   }
   try {
     const stats = await handle.stat();
