@@ -233,7 +233,8 @@ export async function readRegularFile(path: string, cwd: string, limit: number, 
     const bytes = new Uint8Array(stats.size);
     let filled = 0;
     while (filled < bytes.length) {
-      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
+      // At most 64 MiB a call: one read of 2 GiB or more is past what Node reads at once.
+      const { bytesRead } = await handle.read(bytes, filled, Math.min(bytes.length - filled, 64 * 1024 ** 2), filled);
       if (bytesRead === 0) return bytes.subarray(0, filled);
       filled += bytesRead;
     }

@@ -148,6 +148,12 @@ describe('the size limits: refused from the size, before a byte is read (sparse 
     expect([code, stdout.text]).toEqual([EXIT.ok, expect.stringMatching(/^allowed /)]);
   });
 
+  it('a file that holds more than its size said (a /proc file: size 0, content on read) is refused, not read on', async () => {
+    for (const argv of readers('/proc/self/status')) {
+      expect(await refusal(argv)).toBe('cannot read /proc/self/status: it grew while it was read (or its size was not the one the system reported)');
+    }
+  });
+
   it('a list line over MAX_LINE_LENGTH characters is refused (the list is read by readLines)', async () => {
     writeFileSync(join(dir, 'long-line.txt'), `a.example.com\n${'b'.repeat(MAX_LINE_LENGTH + 1)}\n`);
     expect(await refusal(['check', '--publishers', '@long-line.txt', 'https://a-example-com.cdn.ampproject.org'])).toBe(
