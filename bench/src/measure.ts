@@ -154,8 +154,17 @@ export async function settle(prepared: Prepared, cpuMs: number): Promise<number>
   return ops;
 }
 
-/** A round of collection cycles may run at most this many times its minimum length (when no major collection comes). */
-export const ALIGNED_ROUND_CAP = 3;
+/**
+ * A round of collection cycles may run at most this many times its minimum
+ * length (when no major collection comes). Well above the longest cycle of
+ * any configuration's rounds, so that a round ends at a collection, not at
+ * the cap: with 3 (until session 17), a Fetch round (minimum 100 ms of CPU;
+ * undici's `Request`/`Response` make a mark-compact every 350–700 ms) often
+ * reached the cap with no collection in it, and the next held one or two,
+ * so its figures took two levels 2–3 µs apart, which a run mixed by chance
+ * (bench/README.md, "Rounds of whole collection cycles").
+ */
+export const ALIGNED_ROUND_CAP = 10;
 
 /**
  * One round of a prepared case: CPU ns per operation over about
