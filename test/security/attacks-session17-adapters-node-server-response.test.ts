@@ -29,7 +29,7 @@ import { withAmpCors } from '@ampcors/fetch';
 import { ampCors as honoCors } from '@ampcors/hono';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const PARTNER = 'https://partner.example';
 /** Trusts the partner. */
@@ -165,6 +165,18 @@ for (const server of ['runtime', '@hono/node-server'] as const) {
       if (server === '@hono/node-server') expect([...grant(made), made.headers.get('vary')]).toEqual([null, null, null]);
       const rebuilt = new Response(first.clone().body, first);
       expect([grant(rebuilt), first.status, await first.text()]).toEqual([[PARTNER, 'true'], 404, 'not found']);
+    });
+
+    it('core loaded after the global Response was replaced still writes such a Response in a copy that keeps what is written', async () => {
+      vi.resetModules();
+      const { writableResponse } = await import('@ampcors/core/adapter');
+      const made = new Response('body', { headers: { 'x-handler': '1' } });
+      const target = writableResponse(made);
+      target.headers.set('vary', 'Origin');
+      const rebuilt = new Response(target.body, target);
+      expect([target === made, rebuilt.headers.get('vary'), rebuilt.headers.get('x-handler'), made.headers.get('vary')]).toEqual(
+        server === '@hono/node-server' ? [false, 'Origin', '1', null] : [true, 'Origin', '1', 'Origin'],
+      );
     });
 
     it("a 403's headers are its own: a header a later layer sets on one is not on the next", async () => {

@@ -282,7 +282,8 @@ function bodyOfLightweight(response: Response): BodyInit | undefined {
  * (still such a Response: that server sends it without a stream). Its
  * status text is not kept (that server does not send one for it either);
  * `response` is left as it was (a handler's Response sent again is not
- * written into). Throws when `response` is not a Response.
+ * written into). Throws for `null` and `undefined` (the adapter then
+ * answers a plain 500).
  */
 export function writableResponse(response: Response): Response {
   const cached = lightweightCache(response);

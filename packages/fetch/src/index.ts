@@ -164,7 +164,8 @@ function endOf(lists: HeaderLists): HeadersInit {
  * the handler ran; `sinceOrigin`: core's `writesFor(origin)` before it ran). What ampcors writes is noted on the Response (core's
  * written-responses.ts): a Response returned again (a handler's cached 404) or one an inner ampCors wrote into for a
  * rebuilt Request is recognised.
- * 1. A Response ampcors has not written into: the plan is written in place, and noted (no copy: the common case).
+ * 1. A Response ampcors has not written into: the plan is written in place, and noted (no copy: the common case; an
+ *    `@hono/node-server` Response not yet made real is written in a copy, core's writableResponse).
  * 2. A Response ampcors wrote into (core's `answerOver`, rule in nested-policies.ts, 3.): left alone, or a copy (never
  *    written again, so no request's headers reach another's answer, and requests in flight do not race on it).
  *    A Response ampcors has not written into, met after an inner layer decided this Request or ampcors wrote for this
