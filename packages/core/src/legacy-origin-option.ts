@@ -1,5 +1,5 @@
 import { decode as punycodeDecode, encode as punycodeEncode } from 'punycode/punycode.es6.js';
-import { getDomain, getPublicSuffix, parse } from 'tldts';
+import { getPublicSuffix, parse } from 'tldts';
 import { AmpCorsError } from './errors.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import { PSL_GENERIC_TLDS, PSL_SIBLINGS } from './psl-ancestors.js';
@@ -309,9 +309,10 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   const at = sameSchemeAndPort(origin);
   // (a) A missing end anchor.
   const found: LookAlike[] = [{ origin: at(extended(host)), mistake: 'a match without an end anchor' }];
-  const start = registrableStart(host);
-  if (start < 0) return found;
-  const registrable = host.slice(start);
+  const read = readHost(host);
+  if (read === undefined) return found;
+  const registrable = read.domain as string;
+  const start = host.length - registrable.length;
   // The registrable domain as its first label and the rest (`.vercel.app`, `.co.uk`), under the same subdomain labels
   // (shortened from the left when the host outgrows a DNS name: a function validating names says no to one).
   const label = registrable.slice(0, registrable.indexOf('.'));
@@ -391,8 +392,7 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   }
   // (i) A suffix the list holds replaced whole by real ones, each confirmed by a second: generic top-level domains drawn
   // once per process, then, for a suffix of two labels, other rules under its top-level domain in its section of the list.
-  const listed = parse(registrable, { allowPrivateDomains: true, extractHostname: false });
-  if (listed.isIcann !== true && listed.isPrivate !== true) return found;
+  if (read.isIcann !== true && read.isPrivate !== true) return found;
   const suffix = rest.slice(1);
   const [one, two] = DRAWN_TLDS[0] === suffix ? [1, 2] : DRAWN_TLDS[1] === suffix ? [0, 2] : [0, 1];
   found.push({
@@ -400,7 +400,7 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
     confirm: under(label, `.${DRAWN_TLDS[two] as string}`),
     mistake: LISTED_SUFFIX,
   });
-  const siblings = siblingSuffixes(suffix, listed.isPrivate === true);
+  const siblings = siblingSuffixes(suffix, read.isPrivate === true);
   if (siblings !== undefined) {
     found.push({ origin: under(label, `.${siblings[0]}`), confirm: under(label, `.${siblings[1]}`), mistake: LISTED_SUFFIX });
   }
@@ -491,9 +491,11 @@ const MAX_NAME_LENGTH = 253;
  * @param write - how the label is sent (an IDN's punycode; by default as it is)
  */
 function fittedLabel(fill: string, before: string, after: string, write: (text: string) => string = (text) => text): string | undefined {
+  const whole = write(before + fill + after);
+  if (whole.length <= MAX_LABEL_LENGTH) return whole;
   const minimum = Math.min(fill.length, CANARY_FILL);
   // The piece as long as the label's room allows (one step for ASCII; a punycode's length may need more).
-  for (let length = Math.min(fill.length, Math.max(minimum, MAX_LABEL_LENGTH - write(before + after).length)); length >= minimum; length--) {
+  for (let length = Math.min(fill.length - 1, Math.max(minimum, MAX_LABEL_LENGTH - write(before + after).length)); length >= minimum; length--) {
     const label = write(before + fill.slice(fill.length - length) + after);
     if (label.length <= MAX_LABEL_LENGTH) return label;
   }
@@ -714,11 +716,23 @@ function addressLookAlikes(origin: ParsedOrigin): LookAlike[] {
   return found;
 }
 
+/**
+ * tldts's reading of a host, the private section included, when it has a
+ * registrable domain (eTLD+1) that ends it: `domain` is that domain, and
+ * `isIcann`/`isPrivate` say whether the list holds its suffix (neither for
+ * an unlisted top-level domain: `.example`, `.internal`); undefined for an
+ * IP address or a host without one.
+ */
+function readHost(host: string): ReturnType<typeof parse> | undefined {
+  if (host.startsWith('[') || IPV4_HOST.test(host)) return undefined;
+  const read = parse(host, { allowPrivateDomains: true, extractHostname: false });
+  return read.domain === null || !host.endsWith(read.domain) ? undefined : read;
+}
+
 /** Where a host's registrable domain (eTLD+1, the private section included) starts, or -1 for an IP address or a host without one. */
 function registrableStart(host: string): number {
-  if (host.startsWith('[') || IPV4_HOST.test(host)) return -1;
-  const registrable = getDomain(host, { allowPrivateDomains: true, extractHostname: false });
-  return registrable === null || !host.endsWith(registrable) ? -1 : host.length - registrable.length;
+  const read = readHost(host);
+  return read === undefined ? -1 : host.length - (read.domain as string).length;
 }
 
 /**
