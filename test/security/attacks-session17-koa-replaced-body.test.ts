@@ -232,6 +232,20 @@ describe.each(KOAS)('%s: ampCors, then middleware changing the answer after a ha
     }
   });
 
+  it('an app whose response prototype is frozen (its body setter cannot be wrapped): no failure, a Response kept as the body still loses its grant', async () => {
+    const app = new Koa();
+    app.silent = true;
+    Object.freeze(app.response);
+    app.use(koaCors(POLICY) as never);
+    app.use((ctx) => {
+      ctx.body = UPSTREAMS[0]![1](ctx as Koa3.Context);
+    });
+    const r = await request(app.callback()).get('/me').set('Origin', EVIL);
+    expect(r.status).toBe(200);
+    expect(corsOf(r.headers as Headers_)).toEqual({});
+    expect(variesOnOrigin(r.headers as Headers_)).toBe(true);
+  });
+
   it("control: a handler's own ctx.set of Vary with a string body stays the app's (no Response was set)", async () => {
     const app = new Koa();
     app.silent = true;
