@@ -324,7 +324,9 @@ function compareAt(a: Uint8Array, aOffset: number, b: Uint8Array, length: number
  * answering anything: magic, version, the SHA-256 checksum, every length,
  * the cache list, the Rice data and the strict order of the hashes. Works on
  * every runtime (plain `Uint8Array`, no `node:`). The checksum detects
- * corruption, not tampering: protect the file like any configuration.
+ * corruption, not tampering: protect the file like any configuration. Memory
+ * is bounded by the file: a Rice-coded set that would decode to more than
+ * twice its data is refused (a compiled one decodes to at most about 1.3×).
  *
  * @throws AmpCorsError `invalid-allow-set` for a corrupt, truncated,
  *   wrong-version or wrong-checksum file — never a partial set.
@@ -367,6 +369,12 @@ export function loadAllowSet(input: Uint8Array): CompactAllowSet {
   } else {
     if (dataLength < hashBytes) throw invalidSet('Rice data shorter than its first hash');
     if (count > 1 !== (riceParameter !== 0)) throw invalidSet(`Rice parameter ${riceParameter} for ${count} hashes`);
+    // Hashes are SHA-256 output: Rice coding saves a few bytes per hash (log2 of the count in bits), so a compiled set
+    // decodes to at most about 1.3 times its data. A set that would decode to more than twice its data is hand-made,
+    // and refused before anything is allocated: a small file never makes a large allocation.
+    if (count * hashBytes > 2 * dataLength + hashBytes) {
+      throw invalidSet(`${count} hashes of ${hashBytes} bytes cannot come from ${dataLength} bytes of Rice data (not a compiled set)`);
+    }
     try {
       hashes = decodeRiceDeltas(
         { firstValue: data.slice(0, hashBytes), riceParameter: count > 1 ? riceParameter : 1, entriesCount: count - 1, encodedData: data.subarray(hashBytes) },
