@@ -244,10 +244,11 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     virtual machine serves pages at one;
  * (i) for a name whose public suffix the list holds (either section), the
  *     suffix replaced whole by real ones, each confirmed by a second: two
- *     generic top-level domains drawn once per process from the list's
- *     ICANN section ({@link DRAWN_TLDS}: not a country's, nor `com`,
+ *     pairs of generic top-level domains drawn once per process from the
+ *     list's ICANN section ({@link DRAWN_TLDS}: not a country's, nor `com`,
  *     `net`, `org` and the like: `www.example.coupon` and
- *     `www.example.wine` for `www.example.co.uk`); then, for a suffix of
+ *     `www.example.wine`, `www.example.bar` and `www.example.kitchen` for
+ *     `www.example.co.uk`); then, for a suffix of
  *     two labels, two other rules of its top-level domain and section
  *     (`example.me.uk`, `example.ltd.uk`; `gitlab.io` for `github.io`,
  *     `web.app` for `vercel.app`), drawn once per process too
@@ -266,7 +267,7 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * `example.coupon` among a brand's sites): refused then, as a list holding
  * both same-shape runs is; with some 1,000 generic top-level domains to
  * draw from, a list naming n of them (`com`, `net`, `org`, country codes
- * and the like not counted) is refused in about (n/1000)² of processes,
+ * and the like not counted) is refused in about 2(n/1000)² of processes,
  * and a list naming both drawn rules among the few of a top-level domain
  * (up to eight per section: `ac`, `co`, `me`, `gov`, `ltd`, `net`, `nhs`,
  * `org` for `uk`) likewise. Not reached: a wildcard that only
@@ -391,15 +392,13 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
     });
   }
   // (i) A suffix the list holds replaced whole by real ones, each confirmed by a second: generic top-level domains drawn
-  // once per process, then, for a suffix of two labels, other rules under its top-level domain in its section of the list.
+  // once per process (two pairs), then, for a suffix of two labels, other rules under its top-level domain in its section.
   if (read.isIcann !== true && read.isPrivate !== true) return found;
   const suffix = rest.slice(1);
-  const [one, two] = DRAWN_TLDS[0] === suffix ? [1, 2] : DRAWN_TLDS[1] === suffix ? [0, 2] : [0, 1];
-  found.push({
-    origin: under(label, `.${DRAWN_TLDS[one] as string}`),
-    confirm: under(label, `.${DRAWN_TLDS[two] as string}`),
-    mistake: LISTED_SUFFIX,
-  });
+  const skip = DRAWN_TLDS.indexOf(suffix);
+  // The drawn ones but the origin's own suffix (one of five), in their order.
+  const drawn = (at: number) => `.${DRAWN_TLDS[skip >= 0 && at >= skip ? at + 1 : at] as string}`;
+  for (let pair = 0; pair < 4; pair += 2) found.push({ origin: under(label, drawn(pair)), confirm: under(label, drawn(pair + 1)), mistake: LISTED_SUFFIX });
   const siblings = siblingSuffixes(suffix, read.isPrivate === true);
   if (siblings !== undefined) {
     found.push({ origin: under(label, `.${siblings[0]}`), confirm: under(label, `.${siblings[1]}`), mistake: LISTED_SUFFIX });
@@ -411,25 +410,28 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
 const LISTED_SUFFIX = 'the name trusted under any public suffix the list holds: anyone registers it under another one';
 
 /**
- * Three generic top-level domains of the Public Suffix List
+ * Five generic top-level domains of the Public Suffix List
  * ({@link PSL_GENERIC_TLDS}: not `com`, `net`, `org` and the like, nor a
  * country's), distinct, drawn once per process: kind (i) of
- * {@link lookAlikes} uses the first two that are not the allowed origin's
- * own suffix. `Math.random`, as {@link randomLetters}: the draw needs no
- * secrecy. An attacker who knows it gains nothing, since the draw only
+ * {@link lookAlikes} uses the first four that are not the allowed origin's
+ * own suffix, as two pairs (a look-alike and its confirmation each): a
+ * function reading an older copy of the list than tldts's (psl 1.15 lacks
+ * `hotel` and `web`) says no to a top-level domain added since, and
+ * misses only when both pairs hold one. `Math.random`, as
+ * {@link randomLetters}: the draw needs no secrecy. An attacker who knows it gains nothing, since the draw only
  * decides which of the list's suffixes a function is asked about, and a
  * function trusting a name under every listed suffix allows whichever is
  * drawn; it is random only so that no strict list is refused for good
  * because it names the same two suffixes as every process's draw.
  */
-const DRAWN_TLDS: readonly [string, string, string] = (() => {
+const DRAWN_TLDS: readonly string[] = (() => {
   const pool = PSL_GENERIC_TLDS.split(' ');
   const drawn: string[] = [];
-  while (drawn.length < 3) {
+  while (drawn.length < 5) {
     const tld = pool[Math.floor(Math.random() * pool.length)] as string;
     if (!drawn.includes(tld)) drawn.push(tld);
   }
-  return drawn as [string, string, string];
+  return drawn;
 })();
 
 /** Two fractions drawn once per process that pick kind (i)'s sibling suffixes (as {@link DRAWN_TLDS}, no secrecy needed). */
@@ -1241,15 +1243,15 @@ const NOTHING: OriginMatcher = () => false;
  *    one per hyphen side of its label and one per run of letters or digits
  *    (at most eight each), one more for an IDN label (as ASCII text), one
  *    per label of the public suffix varied (the top-level domain, and `co`
- *    of co.uk, `vercel` of vercel.app), for a suffix the list holds one
+ *    of co.uk, `vercel` of vercel.app), for a suffix the list holds two
  *    for it replaced by generic top-level domains and, for one of two
  *    labels, one for it replaced by other rules of its top-level domain,
  *    one for an address of the
  *    documentation ranges; for an IP host: the canary, the host
  *    extended (IPv4 only), one per octet and one per tens or units digit of
  *    an octet of two or three digits (at most eight), or one per IPv6 group
- *    (eight), and one for the documentation address (eleven questions for
- *    `www.example.com`, fourteen for `www.example.co.uk`, twenty-one for
+ *    (eight), and one for the documentation address (twelve questions for
+ *    `www.example.com`, fifteen for `www.example.co.uk`, twenty-two for
  *    `myapp-abc123xyz-team.vercel.app`, thirteen for `http://192.168.1.20`,
  *    six for `http://127.0.0.1:3000`, ten for any IPv6 address but
  *    `[::1]`, two for it; fewer after a synchronous yes; a

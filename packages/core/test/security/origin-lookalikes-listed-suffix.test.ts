@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { parse } from 'tldts';
 import { describe, expect, it } from 'vitest';
-import { type LookAlike, lookAlikes } from '../../src/legacy-origin-option.js';
+import { guardOriginFunction, type LookAlike, lookAlikes } from '../../src/legacy-origin-option.js';
 import { type ParsedOrigin, parseOrigin } from '../../src/origin-header.js';
 import { PSL_GENERIC_TLDS, PSL_SIBLINGS } from '../../src/psl-ancestors.js';
 
@@ -61,19 +61,22 @@ describe('the data kind (i) draws from', () => {
 });
 
 describe('kind (i): the name under other real suffixes, drawn once per process', () => {
-  it('replaces a suffix of one label by two generic top-level domains, the same for every origin of the process, never its own', () => {
-    const [first] = listedOf('https://www.example.com');
+  it('replaces a suffix of one label by two pairs of generic top-level domains, the same for every origin of the process, never its own', () => {
     const tldOf = (origin: string) => hostOf(origin).slice(hostOf(origin).lastIndexOf('.') + 1);
-    const drawn = [tldOf((first as LookAlike).origin), tldOf((first as LookAlike).confirm as string)];
-    expect(drawn[0]).not.toBe(drawn[1]);
+    const tldsOf = (origin: string) => listedOf(origin).flatMap(({ origin: twin, confirm }) => [tldOf(twin), tldOf(confirm as string)]);
+    const drawn = tldsOf('https://www.example.com');
+    expect(drawn).toHaveLength(4);
+    expect(new Set(drawn).size).toBe(4);
     for (const tld of drawn) expect(TLDS).toContain(tld);
-    expect(first).toMatchObject({ origin: `https://www.example.${drawn[0]}`, confirm: `https://www.example.${drawn[1]}` });
-    // The same two for another name and suffix, under its own subdomains, scheme and port.
-    expect(listedOf('http://a.b.shop.de:8080')[0]).toMatchObject({ origin: `http://a.b.shop.${drawn[0]}:8080`, confirm: `http://a.b.shop.${drawn[1]}:8080` });
-    // An origin under a drawn one is asked about the other two, never about itself.
+    expect(listedOf('https://www.example.com')[1]).toMatchObject({ origin: `https://www.example.${drawn[2]}`, confirm: `https://www.example.${drawn[3]}` });
+    // The same four for another name and suffix, under its own subdomains, scheme and port.
+    expect(listedOf('http://a.b.shop.de:8080').map(({ origin }) => origin)).toEqual([`http://a.b.shop.${drawn[0]}:8080`, `http://a.b.shop.${drawn[2]}:8080`]);
+    // An origin under a drawn one is asked about four others (the fifth drawn in its place), never about itself.
     for (const own of drawn) {
-      const [twin] = listedOf(`https://example.${own}`);
-      expect([tldOf((twin as LookAlike).origin), tldOf((twin as LookAlike).confirm as string)]).not.toContain(own);
+      const asked = tldsOf(`https://example.${own}`);
+      expect(asked).not.toContain(own);
+      expect(new Set(asked).size).toBe(4);
+      expect(asked.filter((tld) => drawn.includes(tld))).toHaveLength(3);
     }
   });
   it('replaces a suffix of two labels also by two other rules of its top-level domain and section', () => {
@@ -85,8 +88,8 @@ describe('kind (i): the name under other real suffixes, drawn once per process',
       ['https://shop.com.au', 'au', 'icann'],
     ] as const) {
       const found = listedOf(origin);
-      expect(found, origin).toHaveLength(2);
-      const { origin: twin, confirm } = found[1] as LookAlike;
+      expect(found, origin).toHaveLength(3);
+      const { origin: twin, confirm } = found[2] as LookAlike;
       const [own, ...rest] = (parse(hostOf(origin), { allowPrivateDomains: true }).publicSuffix as string).split('.');
       expect(rest.join('.')).toBe(tld);
       const pool = (SIBLINGS.get(tld) as { icann: string[]; private: string[] })[section];
@@ -101,6 +104,16 @@ describe('kind (i): the name under other real suffixes, drawn once per process',
         expect(label).not.toBe(own);
       }
     }
+  });
+  it('still catches a function reading an older copy of the list, one lacking the first pair drawn (psl 1.15 lacks hotel and web)', () => {
+    const [first] = listedOf('https://www.example.com') as [LookAlike];
+    const lacking = new Set([first.origin, first.confirm as string].map((o) => hostOf(o).slice(hostOf(o).lastIndexOf('.') + 1)));
+    const older = (o: string) => {
+      const read = parse(hostOf(o), { allowPrivateDomains: true });
+      return read.isIcann === true && read.domainWithoutSuffix === 'example' && !lacking.has(read.publicSuffix as string);
+    };
+    const source = guardOriginFunction(older, true)();
+    expect(() => source.verify('https://www.example.com')).toThrow(/any public suffix the list holds/);
   });
   it('is not asked for a suffix the list does not hold (a function trusting listed suffixes never allowed it), nor for an IP address', () => {
     for (const origin of [

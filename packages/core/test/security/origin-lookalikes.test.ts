@@ -31,7 +31,7 @@ const canaryAddress = (text: string) =>
 const LISTED = /any public suffix the list holds/;
 
 /**
- * The real suffixes a kind (i) look-alike put in, written T1 & T2 (generic top-level domains) or S1.tld & S2.tld
+ * The real suffixes a kind (i) look-alike put in, written T & T (generic top-level domains) or S1.tld & S2.tld
  * (rules of the same top-level domain), after checking they are real suffixes of the list other than the origin's.
  */
 function drawnShape(origin: string, twin: string, confirm: string, first: boolean): string {
@@ -53,7 +53,7 @@ function drawnShape(origin: string, twin: string, confirm: string, first: boolea
   const shape = (put: string, n: number) => {
     // A generic top-level domain, or a rule of the origin's own top-level domain.
     expect(first ? !put.includes('.') : put.endsWith(`.${tld}`), put).toBe(true);
-    return first ? `T${n}` : `S${n}.${tld}`;
+    return first ? `T` : `S${n}.${tld}`;
   };
   return `${scheme}${head}${shape(drawn[0] as string, 1)}${at} & ${scheme}${head}${shape(drawn[1] as string, 2)}${at}`;
 }
@@ -63,7 +63,7 @@ const shapes = (origin: string) => {
   let listed = 0;
   return lookAlikes(parsed(origin)).map(({ origin: twin, confirm, mistake }) =>
     LISTED.test(mistake)
-      ? drawnShape(origin, twin, confirm as string, listed++ === 0)
+      ? drawnShape(origin, twin, confirm as string, listed++ < 2)
       : [twin, ...(confirm === undefined ? [] : [confirm])].map((text) => canaryAddress(text.replace(LABEL, 'L').replace(/[0-9]{12}/, 'D'))).join(' & '),
   );
 };
@@ -88,7 +88,8 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://www.exampleD.com',
       'https://www.fqfqqqf.com & https://www.cjcxxxc.com',
       'https://www.example.qqq & https://www.example.xxx',
-      'https://www.example.T1 & https://www.example.T2',
+      'https://www.example.T & https://www.example.T',
+      'https://www.example.T & https://www.example.T',
       'https://V4a & https://V4c',
     ]);
     expect(shapes('https://example.co.uk:8443')).toEqual([
@@ -101,7 +102,8 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://fqfqqqf.co.uk:8443 & https://cjcxxxc.co.uk:8443',
       'https://example.qq.uk:8443 & https://example.xx.uk:8443',
       'https://example.co.qq:8443 & https://example.co.xx:8443',
-      'https://example.T1:8443 & https://example.T2:8443',
+      'https://example.T:8443 & https://example.T:8443',
+      'https://example.T:8443 & https://example.T:8443',
       'https://example.S1.uk:8443 & https://example.S2.uk:8443',
       'https://V4a:8443 & https://V4c:8443',
     ]);
@@ -117,7 +119,8 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'http://a.b.qf.github.io & http://a.b.xc.github.io',
       'http://a.b.me.qqqqqq.io & http://a.b.me.xxxxxx.io',
       'http://a.b.me.github.qq & http://a.b.me.github.xx',
-      'http://a.b.me.T1 & http://a.b.me.T2',
+      'http://a.b.me.T & http://a.b.me.T',
+      'http://a.b.me.T & http://a.b.me.T',
       'http://a.b.me.S1.io & http://a.b.me.S2.io',
       'http://V4a & http://V4c',
     ]);
@@ -138,7 +141,8 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
       'https://myapp-abc7-z.vercel.app & https://myapp-abc7-x.vercel.app',
       'https://myapp-abc7-q.qqqqqq.app & https://myapp-abc7-q.xxxxxx.app',
       'https://myapp-abc7-q.vercel.qqq & https://myapp-abc7-q.vercel.xxx',
-      'https://myapp-abc7-q.T1 & https://myapp-abc7-q.T2',
+      'https://myapp-abc7-q.T & https://myapp-abc7-q.T',
+      'https://myapp-abc7-q.T & https://myapp-abc7-q.T',
       'https://myapp-abc7-q.S1.app & https://myapp-abc7-q.S2.app',
       'https://V4a & https://V4c',
     ]);
@@ -647,10 +651,10 @@ describe('guardOriginFunction with credentials: look-alikes of each allowed orig
     source().verify('https://www.example.com');
     expect(asked[0]).toBe('https://www.example.com');
     // The canary, asked once more (a "no" right after the origin's "yes"), then the look-alikes themselves: none allowed, so no
-    // confirmation is asked (ten for www.example.com, a documentation address the last).
+    // confirmation is asked (eleven for www.example.com, a documentation address the last).
     expect(asked[2]).toBe(asked[1]);
     expect(asked.slice(3)).toEqual(lookAlikes(parsed('https://www.example.com')).map(({ origin }) => origin));
-    expect(asked).toHaveLength(3 + 10);
+    expect(asked).toHaveLength(3 + 11);
     asked.length = 0;
     source().verify('https://evil.com');
     expect(asked).toEqual(['https://evil.com']);
