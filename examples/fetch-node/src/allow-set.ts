@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ampCorsOf, ampRedirectTo, withAmpCors } from '@ampcors/fetch';
+import { listenerOf } from './node-bridge.js';
 
 /** The compiled allow-set shipped with this example. */
 export const DEFAULT_ALLOW_SET = fileURLToPath(new URL('../publishers.acs', import.meta.url));
@@ -42,15 +43,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     (process.env.ORIGINS ?? 'https://www.example.com').split(',').map((origin) => origin.trim()),
   );
   const host = process.env.HOST ?? '127.0.0.1';
-  // A body-less bridge (this API reads no request body; server.ts shows one that streams bodies).
-  const server = createServer((req, res) => {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    void api(new Request(new URL(req.url ?? '/', 'http://localhost'), { method: req.method ?? 'GET', headers })).then(async (response) => {
-      res.writeHead(response.status, [...response.headers].flat());
-      res.end(Buffer.from(await response.arrayBuffer()));
-    });
-  });
+  // The bridge of server.ts too: a request the Fetch API refuses (TRACE) is a 500, never a stopped server.
+  const server = createServer(listenerOf(api));
   server.listen(Number(process.env.PORT ?? 3002), host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : process.env.PORT;

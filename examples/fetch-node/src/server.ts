@@ -3,9 +3,9 @@
  * handler is a Fetch API `(Request) => Response`, so the same code also runs
  * on Bun, Deno and Cloudflare Workers (see the sibling examples).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { createServer } from 'node:http';
 import { ampRedirectTo, withAmpCors } from '@ampcors/fetch';
+import { listenerOf } from './node-bridge.js';
 
 /** The publisher domains this API trusts, on their own origins and on every AMP cache. */
 const PUBLISHERS = ['example.com', 'www.example.com', '*.example.org', 'articles.publisher-with-a-very-long-domain-name.example.net'];
@@ -37,39 +37,9 @@ async function handle(request: Request): Promise<Response> {
   return api(request);
 }
 
-function toRequest(req: IncomingMessage, base: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(new URL(req.url ?? '/', base), {
-    method,
-    headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null,
-    ...(hasBody ? { duplex: 'half' } : {}),
-  });
-}
-
-async function send(response: Response, res: ServerResponse): Promise<void> {
-  res.writeHead(response.status, [...response.headers].flat());
-  res.end(Buffer.from(await response.arrayBuffer()));
-}
-
 const port = Number(process.env.PORT ?? 3002);
 const host = process.env.HOST ?? '127.0.0.1';
-const server = createServer((req, res) => {
-  void (async () => {
-    try {
-      await send(await handle(toRequest(req, 'http://localhost')), res);
-    } catch (error) {
-      console.error(error);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('Internal error\n');
-    }
-  })();
-});
+const server = createServer(listenerOf(handle));
 
 server.listen(port, host, () => {
   const address = server.address();

@@ -3,6 +3,7 @@
 // as a real process (its `start:allow-set` script), answered over HTTP and stopped by SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { cacheOrigin, compileAllowSet, isAmpCorsError } from '@ampcors/core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,18 @@ describe('examples/fetch-node compiled allow-set', () => {
     expect([allowed.status, allowed.headers.get('access-control-allow-origin')]).toEqual([200, cacheOrigin(LONG)]);
     const denied = await fetch(`${url}/api/items`, { headers: { Origin: EVIL } });
     expect([denied.status, denied.headers.get('access-control-allow-origin')]).toEqual([403, null]);
+    // Attacker's review, session 17: TRACE (accepted by Node, refused by the Fetch Request) once stopped the process.
+    const traced = await new Promise<number | undefined>((resolve, reject) => {
+      const sent = request(`${url}/api/items`, { method: 'TRACE', headers: { Origin: EVIL } }, (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode));
+      });
+      sent.once('error', reject);
+      sent.end();
+    });
+    expect(traced).toBe(500);
+    const after = await fetch(`${url}/api/items`, { headers: { Origin: cacheOrigin(LONG) } });
+    expect(after.status).toBe(200);
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
