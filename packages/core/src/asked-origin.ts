@@ -302,6 +302,20 @@ function overlaps(asked: string, real: string): boolean {
   return false;
 }
 
+/** 2. Whether a decoding of `text` (itself decoded `decodes` times) after it holds a backslash, up to {@link MAX_DECODES} in all. */
+function backslashLater(text: string, decodes: number): boolean {
+  let later = text;
+  for (let at = decodes; at < MAX_DECODES && later.includes('%'); at++) {
+    try {
+      later = decodeURIComponent(later);
+    } catch {
+      later = decoded({ text: later, from: null, to: null }, false).text;
+    }
+    if (later.includes('\\')) return true;
+  }
+  return false;
+}
+
 /** `raw` decoded `times` times by {@link decoded}. */
 function readingAfter(raw: string, times: number): Reading {
   let reading: Reading = { text: raw, from: null, to: null };
@@ -767,7 +781,8 @@ class Rewriter implements OriginRewriter {
       const deeper = decodes < MAX_DECODES && text.includes('%');
       let found = this.found(form(reading), host, deeper);
       if (found.length > 0 && reading === null) found = this.found(form((reading = readingAfter(raw, decodes))), host, deeper);
-      if (found.length > 0) return backslash ? merged(found, this.unescapedReplacements(raw, host)) : found;
+      // A later decoding holding a backslash counts too: `%5Cu0031.com` shows `1.com` inside a string escape first.
+      if (found.length > 0) return backslash || backslashLater(text, decodes) ? merged(found, this.unescapedReplacements(raw, host)) : found;
       if (decodes === MAX_DECODES || !text.includes('%')) return backslash ? this.unescapedReplacements(raw, host) : found;
       try {
         text = decodeURIComponent(text);
