@@ -93,7 +93,12 @@ export function writePlan(
     varyWritten = varyBefore === null && varyAlone !== null ? varyAlone : appendVary(varyBefore, varyNames);
     into.set('vary', varyWritten);
   }
-  for (const [name, value] of pairs) into.set(name, value);
+  // Indexed, not `for (const [name, value] of pairs)`: that destructuring ran the array iterator for every pair, about 0.7 kB
+  // of garbage per request on the Fetch adapter's path (V8's sampling heap profiler, session 17).
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i] as readonly [string, string];
+    into.set(pair[0], pair[1]);
+  }
   countWrite(origin);
   return { pairs, varyBefore, varyWritten, policy, at: ++writes, origin };
 }
