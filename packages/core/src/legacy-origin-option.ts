@@ -187,9 +187,17 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * (b) the canary glued in front of the registrable domain (its eTLD+1, the
  *     Public Suffix List's private section included, so `user.github.io`
  *     is one), `www.<canary>example.com`: a suffix match without its dot
- *     (`/example\.com$/`, `endsWith('example.com')`);
+ *     (`/example\.com$/`, `endsWith('example.com')`); for an IDN (`xn--`)
+ *     label, also glued to its Unicode form and written back in punycode
+ *     (`www.<canary>bücher.de`, in Hebrew letters before a right-to-left
+ *     label, which may hold no Latin one): the same match on the host read
+ *     in Unicode (`domainToUnicode(host).endsWith('bücher.de')`, which also
+ *     allows `mebücher.de`; an ASCII brand read so allows `évilexample.com`,
+ *     and that IDN origin's own look-alike shows it);
  * (c) each dot from the one just left of the registrable domain rightwards
  *     made a letter, `wwwqexample.com`, `www.exampleqcom`: an unescaped dot;
+ *     next to an IDN label, also the two labels' Unicode forms made one
+ *     (`wwwqbücher.de`, for `/^www.bücher\.de$/` on the Unicode host);
  * (d) the registrable domain's first label continued: the canary label and
  *     the canary digits after it (`example<canary>.com`,
  *     `example<digits>.com`), and the canary label on either side of each
@@ -201,7 +209,8 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     `example1.com`), confirmed by a second such run: a fixed-length
  *     wildcard (`myapp-[a-z0-9]{9}-team`); (d) and (e) vary an IDN (`xn--`)
  *     label's Unicode form and write each variant back in punycode
- *     (`bücher<canary>`, `fücher`: the runs keep the punycode's length),
+ *     (`bücher<canary>`, `fücher`: the runs keep the punycode's length; the
+ *     canary in Hebrew letters in a right-to-left label, as (b)),
  *     and (e) also makes an IDN label ASCII text of its length, its
  *     letters and digits varied and its hyphens kept (`qq--qqqqq-qqq` for
  *     `xn--bcher-kva`): a length-bounded wildcard (`[a-z0-9-]{1,63}`) that
@@ -319,33 +328,40 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   const label = registrable.slice(0, registrable.indexOf('.'));
   const rest = registrable.slice(label.length);
   const under = (first: string, after = rest) => at(withinName(`${host.slice(0, start)}${first}${after}`, first.length + after.length));
-  // (b) A suffix match without its dot (the canary shortened if the label would outgrow a DNS label).
+  // The label's text that (b), (d) and (e) vary: an IDN label's Unicode form (`xn--bcher-kva`: `bücher`), each variant written
+  // back in punycode, so that it stays a host a browser sends (undefined for an `xn--` label that is no punycode).
+  const idn = label.startsWith('xn--');
+  const text = idn ? unicodeLabel(label) : label;
+  const written = (variant: string) => (idn ? `xn--${punycodeEncode(variant)}` : variant);
+  // (b) A suffix match without its dot (the canary shortened if the label would outgrow a DNS label); an IDN label's
+  // Unicode form too, for a match on the host read in Unicode (`domainToUnicode(host).endsWith('bücher.de')`).
   const glued = fittedLabel(CANARY_LABEL, '', label);
   if (glued !== undefined) found.push({ origin: under(glued), mistake: 'a suffix match without its leading dot' });
+  const gluedText = idn && text !== undefined ? fittedLabel(inScriptOf(text, CANARY_LABEL), '', text, written) : undefined;
+  if (gluedText !== undefined) found.push({ origin: under(gluedText), mistake: 'a suffix match without its leading dot' });
   // (c) An unescaped dot, from the one bounding the registrable domain rightwards.
   for (let dot = host.indexOf('.', Math.max(start - 1, 0)); dot >= 0; dot = host.indexOf('.', dot + 1)) {
     // The two labels made one: a label over 63 characters loses its first ones (a DNS name, see above).
     const from = host.lastIndexOf('.', dot - 1) + 1;
     const to = host.indexOf('.', dot + 1) < 0 ? host.length : host.indexOf('.', dot + 1);
-    const merged = `${host.slice(from, dot)}${DOT_STAND_IN}${host.slice(dot + 1, to)}`;
+    const [left, right] = [host.slice(from, dot), host.slice(dot + 1, to)];
+    const merged = `${left}${DOT_STAND_IN}${right}`;
     found.push({ origin: at(host.slice(0, from) + merged.slice(Math.max(0, merged.length - MAX_LABEL_LENGTH)) + host.slice(to)), mistake: 'an unescaped dot' });
+    // Next to an IDN label, the two Unicode forms made one too, for a pattern on the host read in Unicode (`/^www.bücher\.de$/`).
+    const mergedText = left.startsWith('xn--') || right.startsWith('xn--') ? mergedUnicode(left, right) : undefined;
+    if (mergedText !== undefined) found.push({ origin: at(host.slice(0, from) + mergedText + host.slice(to)), mistake: 'an unescaped dot' });
   }
-  // The label's text that (d) and (e) vary: an IDN label's Unicode form (`xn--bcher-kva`: `bücher`), each variant written
-  // back in punycode, so that it stays a host a browser sends (undefined for an `xn--` label that is no punycode).
-  const idn = label.startsWith('xn--');
-  const text = idn ? unicodeLabel(label) : label;
-  const written = (variant: string) => (idn ? `xn--${punycodeEncode(variant)}` : variant);
   if (text !== undefined) {
     // (d) The label continued: at its end, and on either side of each hyphen (the canary shortened to keep a DNS label).
     const continued = 'a wildcard inside the registrable domain';
     for (const fill of [CANARY_LABEL, CANARY_DIGITS]) {
-      const longer = fittedLabel(fill, text, '', written);
+      const longer = fittedLabel(inScriptOf(text, fill), text, '', written);
       if (longer !== undefined) found.push({ origin: under(longer), mistake: continued });
     }
     let inserted = 0;
     for (let i = 1; i < text.length && inserted < MAX_LABEL_VARIANTS; i++) {
       if (text[i] !== '-' && text[i - 1] !== '-') continue;
-      const split = fittedLabel(CANARY_LABEL, text.slice(0, i), text.slice(i), written);
+      const split = fittedLabel(inScriptOf(text, CANARY_LABEL), text.slice(0, i), text.slice(i), written);
       if (split !== undefined) found.push({ origin: under(split), mistake: continued });
       inserted++;
     }
@@ -570,6 +586,46 @@ function unicodeLabel(label: string): string | undefined {
     return `xn--${punycodeEncode(unicode)}` === label ? unicode : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** A right-to-left character (the Hebrew, Arabic, Syriac, Thaana, NKo... blocks and their presentation forms). */
+const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+
+/**
+ * `fill` (lowercase ASCII letters, or digits) as kinds (b), (c) and (d) of
+ * {@link lookAlikes} glue it into the Unicode label text `text`: as it is,
+ * or its letters in Hebrew ones (`a` to `z` → `א` to `ש`, one each) when
+ * `text` holds a right-to-left character, since such a label may hold no
+ * Latin letter (the Bidi rule, RFC 5893 2): a browser, `new URL` or UTS #46
+ * refuses it, and the attacker could not register it either.
+ */
+function inScriptOf(text: string, fill: string): string {
+  return RIGHT_TO_LEFT.test(text) ? fill.replace(/[a-z]/g, (letter) => String.fromCharCode(0x05d0 + letter.charCodeAt(0) - 0x61)) : fill;
+}
+
+/** A character outside ASCII. */
+const NON_ASCII = /[\u0080-\u{10ffff}]/u;
+
+/**
+ * Kind (c) of {@link lookAlikes} read in Unicode: the two labels `left` and
+ * `right`, one of them an IDN (`xn--`) label, made one in their Unicode
+ * forms around the dot's stand-in (`www` and `xn--bcher-kva` →
+ * `wwwqbücher`, written `xn--wwwqbcher-u9a`), first characters dropped
+ * while the label is over {@link MAX_LABEL_LENGTH} (a DNS label). Undefined
+ * when an `xn--` label is no punycode, or for a right-to-left label beside
+ * Latin letters (no name, by the Bidi rule).
+ */
+function mergedUnicode(left: string, right: string): string | undefined {
+  const one = left.startsWith('xn--') ? unicodeLabel(left) : left;
+  const two = right.startsWith('xn--') ? unicodeLabel(right) : right;
+  // A right-to-left label beside a Latin one: no name anyone registers (the Bidi rule), whatever stands for the dot.
+  if (one === undefined || two === undefined || (RIGHT_TO_LEFT.test(one + two) && /[a-z]/.test(one + two))) return undefined;
+  let merged = `${one}${inScriptOf(one, DOT_STAND_IN)}${two}`;
+  for (;;) {
+    const label = NON_ASCII.test(merged) ? `xn--${punycodeEncode(merged)}` : merged;
+    if (label.length <= MAX_LABEL_LENGTH) return label;
+    merged = merged.slice((merged.codePointAt(0) as number) > 0xffff ? 2 : 1);
   }
 }
 
@@ -1241,7 +1297,9 @@ const NOTHING: OriginMatcher = () => false;
  *    request: the canary, and the look-alikes: two, plus one per dot from
  *    the one left of the registrable domain, two for the label continued,
  *    one per hyphen side of its label and one per run of letters or digits
- *    (at most eight each), one more for an IDN label (as ASCII text), one
+ *    (at most eight each), two more for an IDN label (as ASCII text, and
+ *    the canary glued to its Unicode form), one more per dot next to an IDN
+ *    label (the Unicode forms made one), one
  *    per label of the public suffix varied (the top-level domain, and `co`
  *    of co.uk, `vercel` of vercel.app), for a suffix the list holds two
  *    for it replaced by generic top-level domains and, for one of two

@@ -166,9 +166,20 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
     // bücher: the canary and the digits after it, each run of letters made another (the punycode keeps its length), then
     // the whole label as ASCII text of its length (a length-bounded wildcard a continued label outgrows).
     const idn = lookAlikes(parsed('https://www.xn--bcher-kva.de')).map(({ origin, confirm }) => [origin, confirm]);
-    expect(
-      idn.map(([twin, confirm]) => [twin, confirm].map((text) => (text === undefined ? '' : toUnicode(text).replace(LABEL, 'ampcorscanary')))).slice(4, 10),
-    ).toEqual([
+    const read = idn.map(([twin, confirm]) => [twin, confirm].map((text) => (text === undefined ? '' : toUnicode(text).replace(LABEL, 'ampcorscanary'))));
+    // (b) and (c) in ASCII, each followed by its Unicode reading (for `domainToUnicode(host).endsWith('bücher.de')`).
+    const twins = idn.slice(1, 7).map(([twin]) => twin as string);
+    expect(twins.filter((_, i) => i % 2 === 0).map((twin) => twin.replace(LABEL, 'ampcorscanary'))).toEqual([
+      'https://www.ampcorscanaryxn--bcher-kva.de',
+      'https://wwwqxn--bcher-kva.de',
+      'https://www.xn--bcher-kvaqde',
+    ]);
+    expect(twins.filter((_, i) => i % 2 === 1).map((twin) => toUnicode(new URL(twin).host).replace(LABEL, 'ampcorscanary'))).toEqual([
+      'www.ampcorscanarybücher.de',
+      'wwwqbücher.de',
+      'www.bücherqde',
+    ]);
+    expect(read.slice(7, 13)).toEqual([
       ['https://www.bücherampcorscanary.de', ''],
       [expect.stringMatching(/^https:\/\/www\.bücher[0-9]{12}\.de$/), ''],
       ['https://www.fücher.de', 'https://www.cücher.de'],
@@ -180,7 +191,7 @@ describe('lookAlikes: origins under a registrable domain nobody configured, same
     for (const text of idn.flat()) {
       if (text !== undefined && !text.includes('invalid')) expect(new URL(text).origin).toBe(text);
     }
-    expect(shapes('https://www.xn--bcher-kva.de').slice(6, 9)).toEqual([
+    expect(shapes('https://www.xn--bcher-kva.de').slice(9, 12)).toEqual([
       'https://www.xn--fcher-kva.de & https://www.xn--ccher-kva.de',
       'https://www.xn--bfqfq-kva.de & https://www.xn--bdxcx-kva.de',
       'https://www.qq--qqqqq-qqq.de & https://www.jx--xxxxx-xxx.de',
