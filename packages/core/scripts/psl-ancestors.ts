@@ -123,15 +123,51 @@ export function genericTlds(rules: readonly PslRule[]): string[] {
     .sort();
 }
 
+/**
+ * Second-level labels the ICANN pools of {@link siblingsOf} leave out: the
+ * open, commercial ones (`co.uk`, `org.uk`, `me.uk`, `com.au`) a strict
+ * list of a brand's sites names several of, so that such a list is not
+ * taken for a function trusting every rule of the top-level domain; the
+ * restricted ones drawn instead (`gov.uk`, `ac.uk`, `nhs.uk`) no brand's
+ * list names.
+ */
+const COMMON_SECOND_LEVELS: ReadonlySet<string> = new Set([
+  'co',
+  'com',
+  'net',
+  'org',
+  'me',
+  'ltd',
+  'plc',
+  'biz',
+  'info',
+  'nom',
+  'ne',
+  'or',
+  'name',
+  'web',
+  'firm',
+  'shop',
+  'store',
+  'online',
+  'inc',
+  'llc',
+  'llp',
+  'gen',
+  'per',
+  'ind',
+]);
+
 /** At most this many sibling labels per top-level domain and section in {@link siblingsOf} (a bound on the data's size). */
 const MAX_SIBLINGS = 8;
 
 /**
  * For each top-level domain with at least three two-label rules (no
- * wildcard, none with a wildcard rule under it) of one section under it, up to {@link MAX_SIBLINGS} of their
+ * wildcard, none with a wildcard rule under it, in the ICANN section none
+ * of {@link COMMON_SECOND_LEVELS}) of one section under it, up to {@link MAX_SIBLINGS} of their
  * first labels per section, shortest first (then in order): the pool from
  * which kind (i) of lookAlikes draws another real public suffix of the same
- * parent and section (`co.uk` → `me.uk`, `github.io` → `gitlab.io`). Three,
+ * parent and section (`co.uk` → `gov.uk`, `github.io` → `gitlab.io`). Three,
  * so that two remain besides the allowed origin's own. Entries
  * `tld/icann labels|private labels`, comma-separated, sorted by top-level
  * domain.
@@ -146,7 +182,7 @@ export function siblingsOf(rules: readonly PslRule[]): string[] {
     const [label, tld] = labels as [string, string];
     let pools = under.get(tld);
     if (pools === undefined) under.set(tld, (pools = { icann: [], private: [] }));
-    pools[section].push(label);
+    if (section === 'private' || !COMMON_SECOND_LEVELS.has(label)) pools[section].push(label);
   }
   const pick = (labels: string[]): string[] =>
     labels.length < 3 ? [] : labels.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)).slice(0, MAX_SIBLINGS);
@@ -190,8 +226,10 @@ export const PSL_GENERIC_TLDS = '${tlds.join(' ')}';
 /**
  * Space-separated \`tld/icann|private\` entries, sorted: for ${siblings.length} top-level
  * domains, up to ${MAX_SIBLINGS} first labels of the two-label rules under each (no
- * wildcard, none with a wildcard under it), per section, shortest first, a section listed only with three
- * rules or more (\`uk/ac,co,me,...|barsy,...\`: \`co.uk\`, \`barsy.uk\`). What
+ * wildcard, none with a wildcard under it; no open commercial one such as
+ * \`co\`, \`org\`, \`me\` in the ICANN section), per section, shortest first, a
+ * section listed only with three rules or more (\`uk/ac,gov,nhs,...|barsy,...\`:
+ * \`ac.uk\`, \`barsy.uk\`). What
  * the drop-in guard draws another real public suffix of the same parent
  * and section from (legacy-origin-option.ts).
  */

@@ -259,7 +259,7 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     `www.example.wine`, `www.example.bar` and `www.example.kitchen` for
  *     `www.example.co.uk`); then, for a suffix of
  *     two labels, two other rules of its top-level domain and section
- *     (`example.me.uk`, `example.ltd.uk`; `gitlab.io` for `github.io`,
+ *     (`example.gov.uk`, `example.nhs.uk`; `gitlab.io` for `github.io`,
  *     `web.app` for `vercel.app`), drawn once per process too
  *     ({@link siblingSuffixes}): a function that trusts the name under
  *     any suffix the list holds (tldts's `(isIcann || isPrivate) &&
@@ -271,15 +271,16 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  * The canary, and two same-shape runs at once, are names no finite list of
  * names contains (a list that holds both same-shape runs is indistinguishable
  * from the wildcard it spells out); a match shows the option allows
- * unboundedly many registrable domains. The two suffixes drawn for (i) are
- * real, and a strict list may name both (`example.wine` and
+ * unboundedly many registrable domains. The suffixes drawn for (i) are
+ * real, and a strict list may name both of a pair (`example.wine` and
  * `example.coupon` among a brand's sites): refused then, as a list holding
  * both same-shape runs is; with some 1,000 generic top-level domains to
  * draw from, a list naming n of them (`com`, `net`, `org`, country codes
- * and the like not counted) is refused in about 2(n/1000)² of processes,
- * and a list naming both drawn rules among the few of a top-level domain
- * (up to eight per section: `ac`, `co`, `me`, `gov`, `ltd`, `net`, `nhs`,
- * `org` for `uk`) likewise. Not reached: a wildcard that only
+ * and the like not counted) is refused in about 2(n/1000)² of processes;
+ * the rules of a top-level domain drawn are its restricted ones (`ac`,
+ * `gov`, `nhs`, `police` for `uk`; not `co`, `org`, `me`, `ltd`, which a
+ * brand's list may name several of) and platforms of its private section
+ * (up to eight each). Not reached: a wildcard that only
  * adds a separator or a fixed word (`www[.-]example\.com`, `(www)?example`:
  * indistinguishable from a list of two names), a fixed-length wildcard glued
  * to literal letters in one run (`myapp[a-z]{3}`), runs past the eighth and
@@ -458,8 +459,8 @@ let siblingPools: Map<string, readonly [readonly string[], readonly string[]]> |
 
 /**
  * Two other real public suffixes of the same top-level domain and section
- * of the list as `suffix`, when it has two labels (`co.uk` → `me.uk` and
- * `ltd.uk`, `github.io` → `gitlab.io`...), drawn once per process
+ * of the list as `suffix`, when it has two labels (`co.uk` → `gov.uk` and
+ * `nhs.uk`, `github.io` → `gitlab.io`...), drawn once per process
  * ({@link SIBLING_DRAW}) from {@link PSL_SIBLINGS}; undefined for another
  * suffix, or when fewer than two others are listed.
  *

@@ -39,7 +39,9 @@ describe('the data kind (i) draws from', () => {
     }
   });
   it('PSL_SIBLINGS: rules of their section under their top-level domain, each making a registrable name, three or more per section', () => {
-    expect(SIBLINGS.get('uk')?.icann).toEqual(expect.arrayContaining(['co', 'me', 'ltd', 'org']));
+    // The restricted second levels, not the open ones a brand's list names several of (co.uk, org.uk, me.uk).
+    expect(SIBLINGS.get('uk')?.icann).toEqual(expect.arrayContaining(['ac', 'gov', 'nhs']));
+    for (const open of ['co', 'org', 'me', 'ltd', 'net', 'plc']) expect(SIBLINGS.get('uk')?.icann).not.toContain(open);
     expect(SIBLINGS.get('io')?.private.length).toBeGreaterThanOrEqual(3);
     for (const [tld, pools] of SIBLINGS) {
       for (const [section, labels] of [
