@@ -224,6 +224,19 @@ describe('strict configurations stay accepted, whatever the process drew', () =>
       }
     });
   }
+  it("a brand's UK sites under every open second level (co, org, me, ltd, net, plc) read with credentials in every process", async () => {
+    const uk = ['co', 'org', 'me', 'ltd', 'net', 'plc'].map((level) => `https://example.${level}.uk`);
+    for (const adapter of ADAPTERS) {
+      for (const own of uk)
+        expect(
+          await attackerReads(
+            adapter,
+            adapter.originFunction((o) => uk.includes(o), false),
+            own,
+          ),
+        ).toMatchObject({ acao: own, credentials: 'true' });
+    }
+  });
   it('the same RegExp as a static option', async () => {
     const pattern = /^https:\/\/(www\.)?example\.(com|de|co\.uk)$/;
     for (const adapter of ADAPTERS.filter((a) => a.patterns)) {
