@@ -102,6 +102,7 @@ const CASES: ReadonlyArray<readonly [string, string, Where, string, Read]> = [
   ['JSON in a JSON string (escaped twice)', EVIL, 'header', JSON.stringify('{"returnTo":"https://evil\\u0065xample.com/x"}'), twiceJsonUrlOrigin],
 ];
 
+// Twin of the drivers in attacks-session17-json-ipv4-dot.test.ts: keep in step.
 const seenOf = (status: number, acao: string | null | undefined, credentials: string | null | undefined): Seen => ({
   status,
   acao: acao ?? undefined,
