@@ -29,6 +29,8 @@ import { withAmpCors } from '@ampcors/fetch';
 import { ampCors as honoCors } from '@ampcors/hono';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
+import { createServer } from 'node:http';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const PARTNER = 'https://partner.example';
@@ -177,6 +179,24 @@ for (const server of ['runtime', '@hono/node-server'] as const) {
       expect([target === made, rebuilt.headers.get('vary'), rebuilt.headers.get('x-handler'), made.headers.get('vary')]).toEqual(
         server === '@hono/node-server' ? [false, 'Origin', '1', null] : [true, 'Origin', '1', 'Origin'],
       );
+    });
+
+    it("what @hono/node-server's listener sends: the grant and Vary where allowed, none where denied (omit), the body", async () => {
+      const app = new Hono();
+      app.use(honoCors(OUTER));
+      app.use(rebuild);
+      app.mount('/admin', withAmpCors((r: Request) => echoing(r), INNER));
+      app.get('/public', (c) => c.text('public'));
+      const listener = createServer(getRequestListener(app.fetch, { overrideGlobalObjects: server === '@hono/node-server' }));
+      const admin = await request(listener).get('/admin/secret').set('origin', PARTNER);
+      const open = await request(listener).get('/public').set('origin', PARTNER);
+      expect([admin.status, admin.text, admin.headers['access-control-allow-origin'], admin.headers['access-control-allow-credentials']]).toEqual([
+        200,
+        'secret',
+        undefined,
+        undefined,
+      ]);
+      expect([open.text, open.headers['access-control-allow-origin'], open.headers['vary']]).toEqual(['public', PARTNER, 'Origin']);
     });
 
     it("a 403's headers are its own: a header a later layer sets on one is not on the next", async () => {
