@@ -213,14 +213,14 @@ export function createRedisRegistry(options: RedisRegistryOptions): RedisRegistr
     }
   };
 
-  const forget = (domains: string[]) => {
+  const forget = (domains: readonly string[]) => {
     for (const domain of domains) {
       cache.delete(`d:${domain}`);
       for (const { prefix } of prefixForms(domain)) cache.delete(`p:${prefix}`);
     }
   };
 
-  const addBatch = async (domains: string[]): Promise<number> => {
+  const addBatch = async (domains: readonly string[]): Promise<number> => {
     const args: string[] = ['EVAL', ADD_SCRIPT, '2', domainsKey, prefixesKey, String(domains.length), ...domains];
     for (const domain of domains) for (const { prefix } of prefixForms(domain)) args.push(prefix, domain);
     return countReply(await client.sendCommand<unknown>(args));
