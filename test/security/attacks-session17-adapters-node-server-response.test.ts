@@ -80,7 +80,10 @@ for (const server of ['runtime', '@hono/node-server'] as const) {
       const app = new Hono();
       app.use(honoCors(OUTER));
       app.use(rebuild);
-      app.mount('/admin', withAmpCors(() => new Response('secret'), INNER));
+      app.mount(
+        '/admin',
+        withAmpCors(() => new Response('secret'), INNER),
+      );
       app.get('/public', (c) => c.text('public'));
       const answer = await app.request('/admin/secret', { headers: { origin: PARTNER } });
       expect([answer.status, await answer.text(), ...grant(answer)]).toEqual([200, 'secret', null, null]);
@@ -130,15 +133,12 @@ for (const server of ['runtime', '@hono/node-server'] as const) {
       });
 
     it('a grant and its Vary: Origin survive the body being read (clone, text, a rebuild), the handler keeping its headers', async () => {
-      const handler = withAmpCors(
-        () => {
-          const response = new Response('data', { status: 201, headers: { 'x-handler': '1' } });
-          response.headers.append('set-cookie', 'a=1');
-          response.headers.append('set-cookie', 'b=2');
-          return response;
-        },
-        OUTER,
-      );
+      const handler = withAmpCors(() => {
+        const response = new Response('data', { status: 201, headers: { 'x-handler': '1' } });
+        response.headers.append('set-cookie', 'a=1');
+        response.headers.append('set-cookie', 'b=2');
+        return response;
+      }, OUTER);
       const answer = await handler(fromPartner('/data'));
       const rebuilt = new Response(answer.clone().body, answer);
       for (const r of [answer, rebuilt]) {
@@ -185,7 +185,10 @@ for (const server of ['runtime', '@hono/node-server'] as const) {
       const app = new Hono();
       app.use(honoCors(OUTER));
       app.use(rebuild);
-      app.mount('/admin', withAmpCors((r: Request) => echoing(r), INNER));
+      app.mount(
+        '/admin',
+        withAmpCors((r: Request) => echoing(r), INNER),
+      );
       app.get('/public', (c) => c.text('public'));
       const listener = createServer(getRequestListener(app.fetch, { overrideGlobalObjects: server === '@hono/node-server' }));
       const admin = await request(listener).get('/admin/secret').set('origin', PARTNER);

@@ -237,7 +237,8 @@ const RUNTIME_RESPONSE: object | null = runtimeResponsePrototype();
 function runtimeResponsePrototype(): object | null {
   if (typeof Response !== 'function') return null;
   let proto = Response.prototype as object;
-  for (let up = Object.getPrototypeOf(proto) as object | null; up !== null && up !== Object.prototype; up = Object.getPrototypeOf(up) as object | null) proto = up;
+  for (let up = Object.getPrototypeOf(proto) as object | null; up !== null && up !== Object.prototype; up = Object.getPrototypeOf(up) as object | null)
+    proto = up;
   return proto;
 }
 
