@@ -34,8 +34,16 @@
  *    one kind, percent or string escapes, in any order (as `decodeURIComponent`
  *    and `JSON.parse` read); every such reading's replacements are made at
  *    once (session 17: a run replaced as one reading shows it, where another
- *    reads it longer, read as another host). The first series, percent escapes
- *    alone, stays: a reader that decodes no string escape reads `\b` as `/b`.
+ *    reads it longer, read as another host). When a reading holds a `%uXXXX`
+ *    escape or a `%XX` one of a byte from 0x80 on, the readings also include
+ *    those made by decodings of legacy escapes, as the global `unescape` reads
+ *    them (attacker's review, session 17: a function reading
+ *    `new URL(unescape(req.query.return_to)).origin`, the attacker writing
+ *    `https://evil%u0065xample.com` or an IDN letter as Latin-1 `%E4`):
+ *    `%uXXXX` as that code unit, `%XX` as the character of that code (Latin-1,
+ *    not UTF-8), a third kind in the same any-order search. The first series,
+ *    percent escapes alone, stays: a reader that decodes no string escape
+ *    reads `\b` as `/b`.
  *    Where the real origin or host shows
  *    (its port with leading zeros or not; `https:evil…`, `https:\\evil…`),
  *    the raw characters it was read from are replaced, and only them: the
@@ -192,13 +200,8 @@ function stringEscapeAt(text: string, at: number): string | null {
   if (text.charCodeAt(at) !== 0x5c || at + 1 >= text.length) return null;
   const next = text[at + 1] as string;
   if (next === 'u' || next === 'x') {
-    let code = 0;
-    for (let digit = at + 2; digit < at + stringEscapeWidth(next); digit++) {
-      const value = hexValue(text.charCodeAt(digit));
-      if (value < 0) return null;
-      code = code * 16 + value;
-    }
-    return String.fromCharCode(code);
+    const code = hexCode(text, at + 2, at + stringEscapeWidth(next));
+    return code < 0 ? null : String.fromCharCode(code);
   }
   // A backslash before a line break continues a JavaScript string: nothing.
   if (next === '\n' || next === '\r' || next === '\u2028' || next === '\u2029') return '';
@@ -208,6 +211,40 @@ function stringEscapeAt(text: string, at: number): string | null {
 /** 2. How many characters a string escape (found by {@link stringEscapeAt}) whose backslash is followed by `next` has. */
 function stringEscapeWidth(next: string): number {
   return next === 'u' ? 6 : next === 'x' ? 4 : 2;
+}
+
+/** The number the hex digits of `text` from `start` up to `end` write, or -1 (a character there is no hex digit). */
+function hexCode(text: string, start: number, end: number): number {
+  let code = 0;
+  for (let digit = start; digit < end; digit++) {
+    const value = hexValue(text.charCodeAt(digit));
+    if (value < 0) return -1;
+    code = code * 16 + value;
+  }
+  return code;
+}
+
+/**
+ * 2. Whether `text` holds an escape the global `unescape` reads otherwise
+ * than `decodeURIComponent` ({@link decoded}'s percent kind): `%uXXXX`, or
+ * `%XX` of a byte from 0x80 on (Latin-1; an ASCII one reads the same).
+ */
+const LEGACY_ESCAPE = /%(?:u[0-9a-f]{4}|[89a-f][0-9a-f])/i;
+
+/**
+ * 2. What the legacy escape at `at` in `text` stands for, as the global
+ * `unescape` reads it (`%u0065` as `e`, `%E4` as `ä`), `null` when none
+ * starts there; {@link legacyEscapeWidth} characters long.
+ */
+function legacyEscapeAt(text: string, at: number): string | null {
+  if (text.charCodeAt(at) !== 0x25) return null;
+  const code = legacyEscapeWidth(text, at) === 6 ? hexCode(text, at + 2, at + 6) : escapeAt(text, at);
+  return code < 0 ? null : String.fromCharCode(code);
+}
+
+/** 2. How many characters the legacy escape at `at` in `text` has: 6 for `%uXXXX` (a lower-case `u` and four hex digits), else 3 (`%XX`). */
+function legacyEscapeWidth(text: string, at: number): number {
+  return text.charCodeAt(at + 1) === 0x75 && hexCode(text, at + 2, at + 6) >= 0 ? 6 : 3;
 }
 
 /** The byte of the escape `%HH` at `at` in `text`, or -1. */
@@ -233,14 +270,21 @@ function startsInEscape(text: string, at: number): boolean {
 }
 
 /**
- * 2. One lenient decoding of `reading`, each decoded character read from the
- * raw characters of its escapes: ASCII escapes and valid UTF-8 runs are
- * decoded, an invalid escape stays as it is (a superset of what
- * `decodeURIComponent`, Node's `querystring` and `URLSearchParams` show);
- * with `strings`, string escapes instead ({@link stringEscapeAt}: what
- * `JSON.parse` or a JavaScript string literal shows, leniently too).
+ * 2. The kinds of escapes a decoding reads: `percent` (`%HH`, UTF-8), `strings`
+ * (JSON and JavaScript string escapes), `legacy` (the global `unescape`'s).
  */
-function decoded(reading: Reading, strings: boolean): Reading {
+type Decoding = 'percent' | 'strings' | 'legacy';
+
+/**
+ * 2. One lenient decoding of `reading`, each decoded character read from the
+ * raw characters of its escapes. `percent`: ASCII escapes and valid UTF-8
+ * runs are decoded, an invalid escape stays as it is (a superset of what
+ * `decodeURIComponent`, Node's `querystring` and `URLSearchParams` show);
+ * `strings`: string escapes instead ({@link stringEscapeAt}: what
+ * `JSON.parse` or a JavaScript string literal shows, leniently too);
+ * `legacy`: `%uXXXX` and `%XX` as `unescape` reads them ({@link legacyEscapeAt}).
+ */
+function decoded(reading: Reading, kind: Decoding): Reading {
   const { text } = reading;
   const fromOf = (at: number) => (reading.from === null ? at : (reading.from[at] as number));
   const toOf = (at: number) => (reading.to === null ? at + 1 : (reading.to[at] as number));
@@ -253,10 +297,10 @@ function decoded(reading: Reading, strings: boolean): Reading {
     to.add(toOf(end - 1), chars.length);
   };
   for (let at = 0; at < text.length;) {
-    const unescaped = strings ? stringEscapeAt(text, at) : null;
-    const byte = strings ? -1 : escapeAt(text, at);
+    const unescaped = kind === 'strings' ? stringEscapeAt(text, at) : kind === 'legacy' ? legacyEscapeAt(text, at) : null;
+    const byte = kind === 'percent' ? escapeAt(text, at) : -1;
     if (unescaped !== null) {
-      const width = stringEscapeWidth(text[at + 1] as string);
+      const width = kind === 'strings' ? stringEscapeWidth(text[at + 1] as string) : legacyEscapeWidth(text, at);
       emit(unescaped, at, at + width);
       at += width;
     } else if (byte < 0) {
@@ -302,16 +346,24 @@ function overlaps(asked: string, real: string): boolean {
   return false;
 }
 
-/** 2. Whether a decoding of `text` (itself decoded `decodes` times) after it holds a backslash, up to {@link MAX_DECODES} in all. */
-function backslashLater(text: string, decodes: number): boolean {
+/**
+ * 2. Whether `text` holds an escape that only a decoding of another kind than
+ * percent escapes reads: a backslash (a string escape) or a legacy escape.
+ */
+function otherEscapes(text: string): boolean {
+  return text.includes('\\') || (text.includes('%') && LEGACY_ESCAPE.test(text));
+}
+
+/** 2. Whether a decoding of `text` (itself decoded `decodes` times) after it holds {@link otherEscapes}, up to {@link MAX_DECODES} in all. */
+function otherEscapesLater(text: string, decodes: number): boolean {
   let later = text;
   for (let at = decodes; at < MAX_DECODES && later.includes('%'); at++) {
     try {
       later = decodeURIComponent(later);
     } catch {
-      later = decoded({ text: later, from: null, to: null }, false).text;
+      later = decoded({ text: later, from: null, to: null }, 'percent').text;
     }
-    if (later.includes('\\')) return true;
+    if (otherEscapes(later)) return true;
   }
   return false;
 }
@@ -319,7 +371,7 @@ function backslashLater(text: string, decodes: number): boolean {
 /** `raw` decoded `times` times by {@link decoded}. */
 function readingAfter(raw: string, times: number): Reading {
   let reading: Reading = { text: raw, from: null, to: null };
-  for (let at = 0; at < times; at++) reading = decoded(reading, false);
+  for (let at = 0; at < times; at++) reading = decoded(reading, 'percent');
   return reading;
 }
 
@@ -764,16 +816,17 @@ class Rewriter implements OriginRewriter {
    * keeps its encoding). Decodings are made by `decodeURIComponent` while it
    * succeeds (it then decodes as {@link decoded} does), the raw characters of
    * each decoded one found (from `raw` again) only where a decoding shows it.
-   * When a decoding holds a backslash, with the string escapes'
-   * ({@link unescapedReplacements}).
+   * When a decoding holds a backslash or a legacy escape ({@link otherEscapes}),
+   * with those of the other kinds of decodings ({@link unescapedReplacements}).
    */
   private replacements(raw: string, host: boolean): Replacement[] {
     let text = raw;
     // The reading of `text` with its raw characters, `null` while unknown (from the second decoding on).
     let reading: Reading | null = { text: raw, from: null, to: null };
-    let backslash = false;
+    // Whether a decoding so far holds an escape only another kind of decoding reads.
+    let others = false;
     for (let decodes = 0; ; decodes++) {
-      backslash ||= text.includes('\\');
+      others ||= otherEscapes(text);
       const mapped = MAPPED.test(text);
       const form = (of: Reading | null) =>
         mapped ? urlForm(of ?? { text, from: null, to: null }, of !== null) : lowered(of ?? { text, from: null, to: null });
@@ -782,13 +835,13 @@ class Rewriter implements OriginRewriter {
       let found = this.found(form(reading), host, deeper);
       if (found.length > 0 && reading === null) found = this.found(form((reading = readingAfter(raw, decodes))), host, deeper);
       // A later decoding holding a backslash counts too: `%5Cu0031.com` shows `1.com` inside a string escape first.
-      if (found.length > 0) return backslash || backslashLater(text, decodes) ? merged(found, this.unescapedReplacements(raw, host)) : found;
-      if (decodes === MAX_DECODES || !text.includes('%')) return backslash ? this.unescapedReplacements(raw, host) : found;
+      if (found.length > 0) return others || otherEscapesLater(text, decodes) ? merged(found, this.unescapedReplacements(raw, host)) : found;
+      if (decodes === MAX_DECODES || !text.includes('%')) return others ? this.unescapedReplacements(raw, host) : found;
       try {
         text = decodeURIComponent(text);
         reading = null;
       } catch {
-        reading = decoded(reading ?? readingAfter(raw, decodes), false);
+        reading = decoded(reading ?? readingAfter(raw, decodes), 'percent');
         text = reading.text;
       }
     }
@@ -796,11 +849,12 @@ class Rewriter implements OriginRewriter {
 
   /**
    * 2. The replacements of every reading of `raw` made by up to
-   * {@link MAX_DECODES} decodings, each of percent escapes or of string
-   * escapes, in any order, at least one of string escapes (the others are
-   * the first series'), in one list. A reader decodes one kind at a time
-   * (`decodeURIComponent`, `JSON.parse`, the URL host parser's
-   * percent-decoding): decoding both in one pass mixed the layers of a value
+   * {@link MAX_DECODES} decodings, each of one {@link Decoding} kind (percent
+   * escapes, string escapes, legacy escapes), in any order, at least one not
+   * of percent escapes (the others are the first series'), in one list. A
+   * reader decodes one kind at a time (`decodeURIComponent`, `JSON.parse`,
+   * `unescape`, the URL host parser's
+   * percent-decoding): decoding two in one pass mixed the layers of a value
    * escaped three times (attacker's review, session 17: percent escapes over
    * JSON in a JSON string), and no reading showed the real origin that the
    * function read. Every reading, not only the first that shows it: a later
@@ -810,8 +864,9 @@ class Rewriter implements OriginRewriter {
    * replacing the first reading's run left `<asked host>.`). A decoding that
    * would find no escape of its kind is not made, and a reading made before
    * in fewer decodings (the same text from the same raw characters: most
-   * escapes of the two kinds are decoded in either order) is not looked at
-   * again.
+   * escapes of two kinds are decoded in either order) is not looked at
+   * again. A legacy decoding is made only where it reads otherwise than a
+   * percent one ({@link LEGACY_ESCAPE}).
    */
   private unescapedReplacements(raw: string, host: boolean): Replacement[] {
     let found: Replacement[] = [];
@@ -825,8 +880,11 @@ class Rewriter implements OriginRewriter {
       const deeper = decodes < MAX_DECODES && text.includes('%');
       if (unescaped) found = merged(found, this.found(MAPPED.test(text) ? urlForm(reading, true) : lowered(reading), host, deeper));
       if (decodes === MAX_DECODES) return;
-      if (text.includes('\\')) visit(decoded(reading, true), decodes + 1, true);
-      if (text.includes('%')) visit(decoded(reading, false), decodes + 1, unescaped);
+      if (text.includes('\\')) visit(decoded(reading, 'strings'), decodes + 1, true);
+      if (text.includes('%')) {
+        if (LEGACY_ESCAPE.test(text)) visit(decoded(reading, 'legacy'), decodes + 1, true);
+        visit(decoded(reading, 'percent'), decodes + 1, unescaped);
+      }
     };
     visit({ text: raw, from: null, to: null }, 0, false);
     return found;
