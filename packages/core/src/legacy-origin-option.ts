@@ -334,6 +334,8 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
   const idn = label.startsWith('xn--');
   const text = idn ? unicodeLabel(label) : label;
   const written = (variant: string) => (idn ? `xn--${punycodeEncode(variant)}` : variant);
+  // A label's Unicode form (undefined for an `xn--` label that is no punycode), the registrable domain's first one read once.
+  const unicodeOf = (part: string) => (part === label ? text : part.startsWith('xn--') ? unicodeLabel(part) : part);
   // (b) A suffix match without its dot (the canary shortened if the label would outgrow a DNS label); an IDN label's
   // Unicode form too, for a match on the host read in Unicode (`domainToUnicode(host).endsWith('bücher.de')`).
   const glued = fittedLabel(CANARY_LABEL, '', label);
@@ -349,7 +351,7 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
     const merged = `${left}${DOT_STAND_IN}${right}`;
     found.push({ origin: at(host.slice(0, from) + merged.slice(Math.max(0, merged.length - MAX_LABEL_LENGTH)) + host.slice(to)), mistake: 'an unescaped dot' });
     // Next to an IDN label, the two Unicode forms made one too, for a pattern on the host read in Unicode (`/^www.bücher\.de$/`).
-    const mergedText = left.startsWith('xn--') || right.startsWith('xn--') ? mergedUnicode(left, right) : undefined;
+    const mergedText = left.startsWith('xn--') || right.startsWith('xn--') ? mergedUnicode(unicodeOf(left), unicodeOf(right)) : undefined;
     if (mergedText !== undefined) found.push({ origin: at(host.slice(0, from) + mergedText + host.slice(to)), mistake: 'an unescaped dot' });
   }
   if (text !== undefined) {
@@ -609,17 +611,15 @@ function inScriptOf(text: string, fill: string): string {
 const NON_ASCII = /[\u0080-\u{10ffff}]/u;
 
 /**
- * Kind (c) of {@link lookAlikes} read in Unicode: the two labels `left` and
- * `right`, one of them an IDN (`xn--`) label, made one in their Unicode
- * forms around the dot's stand-in (`www` and `xn--bcher-kva` →
- * `wwwqbücher`, written `xn--wwwqbcher-u9a`), first characters dropped
- * while the label is over {@link MAX_LABEL_LENGTH} (a DNS label). Undefined
- * when an `xn--` label is no punycode, or for a right-to-left label beside
+ * Kind (c) of {@link lookAlikes} read in Unicode: two labels, one of them an
+ * IDN (`xn--`) label, made one in their Unicode forms `one` and `two`
+ * around the dot's stand-in (`www` and `bücher` → `wwwqbücher`, written
+ * `xn--wwwqbcher-u9a`), first characters dropped while the label is over
+ * {@link MAX_LABEL_LENGTH} (a DNS label). Undefined when an `xn--` label is
+ * no punycode (its form undefined), or for a right-to-left label beside
  * Latin letters (no name, by the Bidi rule).
  */
-function mergedUnicode(left: string, right: string): string | undefined {
-  const one = left.startsWith('xn--') ? unicodeLabel(left) : left;
-  const two = right.startsWith('xn--') ? unicodeLabel(right) : right;
+function mergedUnicode(one: string | undefined, two: string | undefined): string | undefined {
   // A right-to-left label beside a Latin one: no name anyone registers (the Bidi rule), whatever stands for the dot.
   if (one === undefined || two === undefined || (RIGHT_TO_LEFT.test(one + two) && /[a-z]/.test(one + two))) return undefined;
   let merged = `${one}${inScriptOf(one, DOT_STAND_IN)}${two}`;
