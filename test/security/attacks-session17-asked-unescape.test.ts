@@ -34,7 +34,10 @@ const read = (value: unknown): string | false => {
 
 async function expressReads(express: typeof express5, origin: string, target: string): Promise<Seen> {
   const app = express();
-  app.use(expressAmpCors(((req: express5.Request, cb: Callback) => cb(null, { origin: read((req.query as Record<string, string>)['return_to']), credentials: true })) as never));
+  app.use(
+    expressAmpCors(((req: express5.Request, cb: Callback) =>
+      cb(null, { origin: read((req.query as Record<string, string>)['return_to']), credentials: true })) as never),
+  );
   app.get('/api', (_req, res) => void res.json({ secret: 1 }));
   const res = await request(app).get(target).set({ Origin: origin, Cookie: 'session=victim' });
   return { status: res.status, acao: res.headers['access-control-allow-origin'], credentials: res.headers['access-control-allow-credentials'] };
@@ -51,10 +54,17 @@ async function koaReads(origin: string, target: string): Promise<Seen> {
 }
 async function honoReads(origin: string, target: string): Promise<Seen> {
   const app = new Hono();
-  app.use('/api', honoAmpCors({ origin: ((_o: string, c: import('hono').Context) => read(c.req.query('return_to')) || null) as never, credentials: true }) as never);
+  app.use(
+    '/api',
+    honoAmpCors({ origin: ((_o: string, c: import('hono').Context) => read(c.req.query('return_to')) || null) as never, credentials: true }) as never,
+  );
   app.get('/api', (c) => c.json({ secret: 1 }));
   const res = await app.request(`http://api.example.test${target}`, { headers: { Origin: origin, Cookie: 'session=victim' } });
-  return { status: res.status, acao: res.headers.get('access-control-allow-origin') ?? undefined, credentials: res.headers.get('access-control-allow-credentials') ?? undefined };
+  return {
+    status: res.status,
+    acao: res.headers.get('access-control-allow-origin') ?? undefined,
+    credentials: res.headers.get('access-control-allow-credentials') ?? undefined,
+  };
 }
 const READERS: ReadonlyArray<readonly [string, (origin: string, target: string) => Promise<Seen>]> = [
   ['express 4', (o, t) => expressReads(express4, o, t)],
@@ -80,7 +90,11 @@ describe('a return URL read through unescape (%uXXXX, Latin-1 %XX)', () => {
       const value = new URLSearchParams(target.split('?')[1]).get('return_to') as string;
       const rewrite = originRewriter(origin, 'https://canary.invalid') as OriginRewriter;
       let question = '';
-      try { question = new URL(unescape(rewrite.text(value))).origin; } catch { question = 'none'; }
+      try {
+        question = new URL(unescape(rewrite.text(value))).origin;
+      } catch {
+        question = 'none';
+      }
       expect(question, rewrite.text(value)).toBe('https://canary.invalid');
     });
     for (const [name, reads] of READERS)

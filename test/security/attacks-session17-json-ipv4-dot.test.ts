@@ -342,23 +342,38 @@ describe('a rewritten value reads as the asked origin, whatever notation, traili
   }));
   /**
    * A layer of escapes of the characters `mask` picks (cycled): `pct` (`%HH`, UTF-8), `json` (`\uXXXX`, either case),
-   * `js` (a JavaScript or JSON5 string literal: `\xHH`, `\uXXXX` above 0xff).
+   * `js` (a JavaScript or JSON5 string literal: `\xHH`, `\uXXXX` above 0xff), `legacy` (what the global `unescape` reads:
+   * `%uXXXX`, and below 0x100 `%XX` as Latin-1 or `%u00XX`, in turn; session 17, helper-113's review).
    */
-  const layer = fc.record({ kind: fc.constantFrom('pct', 'json', 'js'), mask: fc.array(fc.boolean(), { minLength: 1, maxLength: 7 }), upper: fc.boolean() });
-  type Layer = { kind: 'pct' | 'json' | 'js'; mask: boolean[]; upper: boolean };
+  const layer = fc.record({
+    kind: fc.constantFrom('pct', 'json', 'js', 'legacy'),
+    mask: fc.array(fc.boolean(), { minLength: 1, maxLength: 7 }),
+    upper: fc.boolean(),
+  });
+  type Layer = { kind: 'pct' | 'json' | 'js' | 'legacy'; mask: boolean[]; upper: boolean };
   /** What a JavaScript string literal's escapes (`\xHH`, `\uXXXX`, an escaped character) stand for. */
   const unescapeJs = (text: string) =>
     text.replace(
       /\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|([^xu]))/g,
       (_match, x: string | undefined, u: string | undefined, char: string | undefined) => char ?? String.fromCharCode(Number.parseInt((x ?? u) as string, 16)),
     );
-  /** `text` with the layer's escapes (a `%` always escaped by `pct`; `"`, `\` and controls always by `json` and `js`). */
+  /** `text` with the layer's escapes (a `%` always escaped by `pct` and `legacy`; `"`, `\` and controls always by `json` and `js`). */
   const escapeLayer = (text: string, { kind, mask, upper }: Layer): string =>
     [...text]
       .map((char, at) => {
         const code = char.charCodeAt(0);
         if (kind === 'pct')
           return mask[at % mask.length] === true || char === '%' ? encodeURIComponent(char).replace(/^[^%]/, (c) => `%${c.charCodeAt(0).toString(16)}`) : char;
+        if (kind === 'legacy') {
+          if (mask[at % mask.length] !== true && char !== '%') return char;
+          return [...Array(char.length).keys()]
+            .map((unit) => {
+              const point = char.charCodeAt(unit);
+              const hex = point < 0x100 && at % 2 === 0 ? point.toString(16).padStart(2, '0') : `u${point.toString(16).padStart(4, '0')}`;
+              return `%${upper ? hex.toUpperCase().replace('U', 'u') : hex}`;
+            })
+            .join('');
+        }
         if (mask[at % mask.length] === true || char === '"' || char === '\\' || code < 0x20) {
           const short = kind === 'js' && code < 0x100;
           const hex = code.toString(16).padStart(short ? 2 : 4, '0');
@@ -377,9 +392,11 @@ describe('a rewritten value reads as the asked origin, whatever notation, traili
           text =
             (layers[at] as Layer).kind === 'pct'
               ? decodeURIComponent(text)
-              : (layers[at] as Layer).kind === 'js'
-                ? unescapeJs(text)
-                : (JSON.parse(`"${text}"`) as string);
+              : (layers[at] as Layer).kind === 'legacy'
+                ? unescape(text)
+                : (layers[at] as Layer).kind === 'js'
+                  ? unescapeJs(text)
+                  : (JSON.parse(`"${text}"`) as string);
         return new URL(text).origin;
       } catch {
         return '';

@@ -18,7 +18,7 @@ const rewriter = (asked = CANARY): OriginRewriter => originRewriter(REAL, asked)
 /** The rewriter from `real` to the canary. */
 const rewriterFor = (real: string): OriginRewriter => originRewriter(real, CANARY) as OriginRewriter;
 
-/** Decoders a function or framework uses: strict (`undefined` when it throws) and lenient (Node's `querystring`). */
+/** Decoders a function or framework uses: strict (`undefined` when it throws), lenient (Node's `querystring`) and legacy (the global `unescape`: `%uXXXX`, Latin-1 `%XX`). */
 const DECODERS: ReadonlyArray<(text: string) => string | undefined> = [
   (text) => {
     try {
@@ -28,6 +28,7 @@ const DECODERS: ReadonlyArray<(text: string) => string | undefined> = [
     }
   },
   (text) => querystringUnescape(text),
+  (text) => unescape(text),
 ];
 
 /** Every string a function can make of `text` by decoding it up to `times` times with either decoder (`+` as a space first when `plus`, as a query parser does). */
@@ -125,6 +126,8 @@ describe('originRewriter', () => {
         `%${char.charCodeAt(0).toString(16)}`,
         `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
         `%25${char.charCodeAt(0).toString(16)}`,
+        `%u00${char.charCodeAt(0).toString(16)}`,
+        `%25u00${char.charCodeAt(0).toString(16).toUpperCase()}`,
         /[a-z]/.test(char) ? String.fromCharCode(char.charCodeAt(0) + 0xfee0) : char,
       );
     const spelled = fc.tuple(...[...REAL].map(spell)).map((chars) => chars.join(''));
@@ -463,12 +466,15 @@ describe('originRewriter', () => {
   });
 
   it("takes time proportional to a hostile value's length (ratio of 64 kB to 16 kB in the same run)", () => {
-    // Values packed with escapes of both kinds and nested percent escapes: every reading of both series is made.
+    // Values packed with escapes of every kind and nested percent escapes: every reading of both series is made.
     const HOSTILE: ReadonlyArray<readonly [string, string]> = [
       ['https://evilexample.com', 'evil\\u0065xample.com%2f\\%25'],
       ['https://evilexample.com', '\\%5C%255C%25255Cx'],
       ['http://203.0.113.5', '203.0.113.5\\u002e%5C 3405803781\\%25'],
       ['https://xn--exmple-cua.com', 'ex\\u00e4mple.com\\u3002%C3%A4%25'],
+      // Legacy escapes (`unescape`'s `%uXXXX` and Latin-1 `%XX`) with the other two kinds: readings of all three kinds are made.
+      ['https://evilexample.com', 'evil%u0065xample.com%25u%5C%E4\\%25'],
+      ['https://xn--exmple-cua.com', 'ex%E4mple%u3002%255Cu0065%2525u0065\\x'],
     ];
     /** The shortest of five timings of one question about `value` (a fresh suffix each: nothing is cached by value). */
     const timed = (rewrite: OriginRewriter, value: string): number => {
