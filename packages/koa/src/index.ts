@@ -147,9 +147,16 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       await next();
     } catch (error) {
       // An inner ampCors decided this request (in Koa, or another framework's on the Node response): its error headers stand.
-      throw innermost.overruled(ctx, cors) || lastTakeBack(ctx.res) !== takenBack || grantChangedSince(ctx.res, cors.headersOf(plan))
-        ? error
-        : cors.errorAfter(error, plan);
+      if (innermost.overruled(ctx, cors) || lastTakeBack(ctx.res) !== takenBack) throw error;
+      // A Fetch `Response` body set before the throw: the grant Koa 3 copied from it is not a later layer's decision, and an
+      // error handler before ampCors keeps the response's headers, so this plan is put back first (attacker's review,
+      // session 17: the upstream's echo of a denied Origin, with credentials, stayed on the error answer).
+      const copied = responseBodiesSet ? copiedHeaders.get(ctx.res) : undefined;
+      if (copied !== undefined && !ctx.res.headersSent && !grantedLater(ctx.res, copied, plan.headers)) {
+        keepDecision(ctx.res, copied, plan.headers, plan.vary);
+        throw cors.errorAfter(error, plan);
+      }
+      throw grantChangedSince(ctx.res, cors.headersOf(plan)) ? error : cors.errorAfter(error, plan);
     }
     // A Fetch `Response` was set as the body (it may have been replaced since: a 304's `null`, its stream, its text) and Koa 3
     // copied its headers over what was written: put back what decided (see keepDecision). Else a boolean and a `typeof`.
