@@ -85,10 +85,81 @@
  *       adapter in this process. The one gap left: a layer between that
  *       rebuilds the Request and also drops every CORS header and `Vary`
  *       of the inner's answer.
+ * 6. ampcors loaded twice in one realm (the dual-package hazard: its ESM
+ *    build imported, its CommonJS build required by a router built on it;
+ *    each with its own core): what one layer leaves for another (the notes
+ *    and marks of written-responses.ts, its counts of writes, the tables
+ *    of 2. and 4.) is kept once per realm ({@link sharedInRealm}), by the
+ *    first copy loaded; each later copy of the same {@link REALM_VERSION}
+ *    uses it (attacker's review, session 17: kept per copy, an outer layer
+ *    of one copy met the inner answer of the other as a Response nobody
+ *    wrote into, and put its allow, with credentials, over the denial). A
+ *    copy that meets the state of another version keeps its own, and both
+ *    treat every answer as one an inner layer may have written (5.b:
+ *    written-responses.ts's `writesFor` grows at every read): fail closed.
  *
  * The names and the rule live here once; the adapters only say where their
  * verdict is kept and how their response removes a header.
  */
+/**
+ * 6. The version of what {@link sharedInRealm} keeps: raised whenever a part's shape or meaning changes (its name, its
+ * fields, written-responses.ts's hash of an `Origin` to its slot), so that a copy never uses a part it does not speak.
+ */
+const REALM_VERSION = 1;
+/** 6. Where the first copy of this module in a realm puts {@link RealmState} (`Symbol.for`: the same symbol in every copy). */
+const REALM_KEY = Symbol.for('@ampcors/core/nested-state');
+
+/** 6. What the copies of ampcors in one realm share. */
+export interface RealmState {
+  readonly version: number;
+  /** Whether a copy of another version was met (by either): then every answer may be an inner layer's. */
+  mixed: boolean;
+  /** The shared parts, by name. */
+  readonly parts: Map<string, unknown>;
+}
+
+/**
+ * 6. The state of this realm: the first copy's (defined on `globalThis`, neither enumerable, writable nor configurable),
+ * or this copy's own, `mixed`, when the one found is of another version (the one found is marked `mixed` too); or this
+ * copy's own when `globalThis` takes no new property (a frozen realm: each copy then stands alone, as before 6.).
+ */
+export const realm: RealmState = joinRealm();
+/** Finds or makes {@link realm}. */
+function joinRealm(): RealmState {
+  const own: RealmState = { version: REALM_VERSION, mixed: false, parts: new Map() };
+  const found: unknown = (globalThis as Record<symbol, unknown>)[REALM_KEY];
+  if (found === undefined) {
+    try {
+      Object.defineProperty(globalThis, REALM_KEY, { value: own });
+    } catch {
+      // A frozen realm: this copy's own state.
+    }
+    return own;
+  }
+  if (typeof found === 'object' && found !== null && (found as RealmState).version === REALM_VERSION && (found as RealmState).parts instanceof Map)
+    return found as RealmState;
+  // Another version's (or something else under the key): neither copy can read the other's notes; both fail closed.
+  own.mixed = true;
+  try {
+    (found as RealmState).mixed = true;
+  } catch {
+    // Not an object that takes the mark: this copy is marked.
+  }
+  return own;
+}
+
+/**
+ * 6. The part of {@link realm} named `name`: the one a copy of this version made first, else `make()`'s, kept. Called
+ * once per part when a module loads (never per request). An adapter names its parts after its package
+ * (`'@ampcors/fetch/innermost'`).
+ */
+export function sharedInRealm<T>(name: string, make: () => T): T {
+  if (realm.parts.has(name)) return realm.parts.get(name) as T;
+  const part = make();
+  realm.parts.set(name, part);
+  return part;
+}
+
 /**
  * Every response header a CORS plan (or a drop-in's) may set that lets a
  * page read the response or send a request: those an inner policy must not
@@ -143,8 +214,8 @@ export const NO_CORS_HEADERS: ReadonlyArray<readonly [string, string]> = Object.
 export function removeEarlierCorsHeaders(target: HeaderRemover, headers: ReadonlyArray<readonly [string, string]>): void {
   removeCorsHeadersBeyond(target, headers);
   // 4. Noted on `target`, so that an earlier layer knows, after its handler ran, that a later one decided (lastTakeBack).
-  takeBacks.set(target, { headers });
-  takenBackInProcess = true;
+  takeBacks.last.set(target, { headers });
+  takeBacks.any = true;
 }
 
 /** Removes from `target` each of {@link CORS_RESPONSE_HEADERS} that `headers` does not set, noting nothing (a handler's own Response: response-bodies.ts). */
@@ -157,10 +228,11 @@ export interface TakeBack {
   readonly headers: ReadonlyArray<readonly [string, string]>;
 }
 
-/** Whether any layer in this process took CORS headers back (until then, {@link lastTakeBack} looks nothing up). */
-let takenBackInProcess = false;
-/** The last {@link TakeBack} made on each response. */
-const takeBacks = new WeakMap<object, TakeBack>();
+/**
+ * The record of 4., one per realm (6.): whether any layer took CORS headers back (until then, {@link lastTakeBack} looks
+ * nothing up), and the last {@link TakeBack} made on each response.
+ */
+const takeBacks = sharedInRealm('take-backs', () => ({ any: false, last: new WeakMap<object, TakeBack>() }));
 
 /**
  * 4. The last {@link removeEarlierCorsHeaders} made on `target` (a Node
@@ -174,7 +246,7 @@ const takeBacks = new WeakMap<object, TakeBack>();
  * in a process where no layer ever took a header back.
  */
 export function lastTakeBack(target: object): TakeBack | undefined {
-  return takenBackInProcess ? takeBacks.get(target) : undefined;
+  return takeBacks.any ? takeBacks.last.get(target) : undefined;
 }
 
 /**
@@ -203,6 +275,11 @@ export class InnermostDecisions<K extends object> {
     if (!this.nested) return false;
     const last = this.last.get(request);
     return last !== undefined && last !== policy;
+  }
+
+  /** The table named `name` (the adapter's package: `'@ampcors/hono'`), one per realm: every copy of that adapter decides in it (6.). */
+  static inRealm<K extends object>(name: string): InnermostDecisions<K> {
+    return sharedInRealm(`${name}/innermost`, () => new InnermostDecisions<K>());
   }
 }
 

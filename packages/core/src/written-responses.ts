@@ -6,7 +6,7 @@
  * ({@link noteWritten}); a layer meeting a noted Response decides with
  * {@link answerOver} (the rule is in nested-policies.ts, 3.).
  */
-import { CORS_RESPONSE_HEADERS } from './nested-policies.js';
+import { CORS_RESPONSE_HEADERS, realm, sharedInRealm } from './nested-policies.js';
 import { appendVary } from './vary.js';
 
 /**
@@ -26,22 +26,33 @@ export interface WrittenNote {
   readonly origin: string | null;
 }
 
-/** How many times ampcors wrote into a Response in this process (each write's {@link WrittenNote.at}). */
-let writes = 0;
+/**
+ * The counts of writes, one set per realm (nested-policies.ts, 6.: every
+ * copy of ampcors counts in the same): slots 0 to 64, the writes counted
+ * by the `Origin` of the request they were made for (a hash of the value's
+ * length, last character and up to 8 others spread over it; `null` in 64):
+ * bounded whatever Origins an attacker sends; two Origins may share a slot,
+ * a write is never left out of its own. Slot {@link ALL}: how many times
+ * ampcors wrote into a Response (each write's {@link WrittenNote.at}).
+ */
+const byOrigin = sharedInRealm('written-responses/counts', () => new Float64Array(66));
+/** The slot of {@link byOrigin} that counts every write. */
+const ALL = 65;
+/** Added to {@link writesFor}'s answer at each read once {@link realm} is mixed (nested-policies.ts, 6.). */
+let unsure = 0;
 
 /** The count of writes so far: a layer reads it before its handler runs, so a note with a greater `at` was written while the handler ran. */
 export function writesSoFar(): number {
-  return writes;
+  return byOrigin[ALL] as number;
 }
 
-/**
- * Writes counted by the `Origin` of the request they were made for, in 64
- * slots (a hash of the value's length, last character and up to 8 others
- * spread over it; `null` in its own): bounded whatever Origins an attacker
- * sends. Two Origins may share a slot; a write is never left out of its own.
- */
-const byOrigin = new Float64Array(65);
-/** The last Origin hashed, and its slot: the same Origin again (a busy partner) is not hashed again (4 ns, else 13). */
+/** Counts a write (for a request whose `Origin` is `origin`) and returns its {@link WrittenNote.at}. */
+function countWrite(origin: string | null): number {
+  const slot = slotOf(origin);
+  byOrigin[slot] = (byOrigin[slot] as number) + 1;
+  return (byOrigin[ALL] = (byOrigin[ALL] as number) + 1);
+}
+/** The last Origin hashed, and its slot (each copy its own: the hash is the same in every copy of one realm version): the same Origin again (a busy partner) is not hashed again (4 ns, else 13). */
 let lastOrigin: string | null = null;
 let lastSlot = 64;
 /** The slot of `origin` in {@link byOrigin}. */
@@ -63,13 +74,10 @@ function slotOf(origin: string | null): number {
  * an answer to a request with that `Origin` (nested-policies.ts, 5.).
  */
 export function writesFor(origin: string | null): number {
-  return byOrigin[slotOf(origin)] as number;
-}
-
-/** Counts a write for a request whose `Origin` is `origin` in {@link byOrigin}. */
-function countWrite(origin: string | null): void {
-  const slot = slotOf(origin);
-  byOrigin[slot] = (byOrigin[slot] as number) + 1;
+  const count = byOrigin[slotOf(origin)] as number;
+  // A copy of ampcors of another version in this realm, whose writes are not counted here: every read is greater than the
+  // one before (fail closed: nested-policies.ts, 6.).
+  return realm.mixed ? count + ++unsure : count;
 }
 
 /**
@@ -99,8 +107,7 @@ export function writePlan(
     const pair = pairs[i] as readonly [string, string];
     into.set(pair[0], pair[1]);
   }
-  countWrite(origin);
-  return { pairs, varyBefore, varyWritten, policy, at: ++writes, origin };
+  return { pairs, varyBefore, varyWritten, policy, at: countWrite(origin), origin };
 }
 
 /**
@@ -134,7 +141,7 @@ export class Carrier {
  * in its declarations, and shares one set of inline caches between the two
  * marks on the Fetch adapter's path.
  */
-export class DecidedRequest extends Carrier {
+class DecidedRequestOfCopy extends Carrier {
   #by: object;
   protected constructor(request: object, policy: object) {
     super(request);
@@ -142,17 +149,22 @@ export class DecidedRequest extends Carrier {
   }
   /** Marks `request` as decided by `policy` (an earlier mark replaced). */
   static mark(request: object, policy: object): void {
-    if (#by in request) (request as DecidedRequest).#by = policy;
-    else if (Object.isExtensible(request)) new DecidedRequest(request, policy);
+    if (#by in request) (request as DecidedRequestOfCopy).#by = policy;
+    else if (Object.isExtensible(request)) new DecidedRequestOfCopy(request, policy);
     else deciders.set(request, policy);
   }
   /** The policy that decided `request` last, if any. */
   static by(request: object): object | undefined {
-    return #by in request ? (request as DecidedRequest).#by : deciders.get(request);
+    return #by in request ? (request as DecidedRequestOfCopy).#by : deciders.get(request);
   }
 }
 /** Marks of requests that take no new property. */
 const deciders = new WeakMap<object, object>();
+/**
+ * The class of {@link DecidedRequestOfCopy} of the first copy of ampcors loaded in this realm (nested-policies.ts, 6.):
+ * the mark a layer of any copy leaves is the one every other reads (its table of marks with it).
+ */
+export const DecidedRequest: typeof DecidedRequestOfCopy = sharedInRealm('written-responses/DecidedRequest', () => DecidedRequestOfCopy);
 
 /**
  * The {@link WrittenNote} of a Response, in a field private to this class
@@ -163,7 +175,7 @@ const deciders = new WeakMap<object, object>();
  * Twin of {@link DecidedRequest} above (a Request's mark): keep in step; it
  * says why they are two.
  */
-class Written extends Carrier {
+class WrittenOfCopy extends Carrier {
   #note: WrittenNote;
   private constructor(target: object, note: WrittenNote) {
     super(target);
@@ -171,17 +183,19 @@ class Written extends Carrier {
   }
   /** Gives `target` its note. */
   static give(target: object, note: WrittenNote): void {
-    if (#note in target) (target as Written).#note = note;
-    else if (Object.isExtensible(target)) new Written(target, note);
+    if (#note in target) (target as WrittenOfCopy).#note = note;
+    else if (Object.isExtensible(target)) new WrittenOfCopy(target, note);
     else notes.set(target, note);
   }
   /** The note given to `target`, if any. */
   static of(target: object): WrittenNote | undefined {
-    return #note in target ? (target as Written).#note : notes.get(target);
+    return #note in target ? (target as WrittenOfCopy).#note : notes.get(target);
   }
 }
 /** Notes of objects that take no new property. */
 const notes = new WeakMap<object, WrittenNote>();
+/** The class of {@link WrittenOfCopy} of the first copy of ampcors loaded in this realm (nested-policies.ts, 6.), as {@link DecidedRequest}. */
+const Written: typeof WrittenOfCopy = sharedInRealm('written-responses/Written', () => WrittenOfCopy);
 
 /** Notes on `response` what ampcors wrote into it (a {@link writePlan} result). */
 export function noteWritten(response: object, note: WrittenNote): void {
@@ -194,8 +208,7 @@ export function noteWritten(response: object, note: WrittenNote): void {
  * them for a request whose `Origin` is `origin`.
  */
 export function noteMade(response: object, pairs: ReadonlyArray<readonly [string, string]>, vary: string | null, policy: object, origin: string | null): void {
-  const at = ++writes;
-  countWrite(origin);
+  const at = countWrite(origin);
   Written.give(
     response,
     vary === null

@@ -104,8 +104,8 @@ class Stamped extends DecidedRequest {
 }
 /** Results of requests that take no new property. */
 const results = new WeakMap<object, AmpCorsResult>();
-/** The requests an inner ampCors decided after an outer one (a router's `withAmpCors` inside an app-wide one): the outer leaves the answer alone (core's nested-policies.ts). */
-const innermost = new InnermostDecisions<object>();
+/** The requests an inner ampCors decided after an outer one (a router's `withAmpCors` inside an app-wide one): the outer leaves the answer alone (core's nested-policies.ts; one table per realm, 6.). */
+const innermost = InnermostDecisions.inRealm<object>('@ampcors/fetch');
 const failures = new WeakMap<FetchAmpCors, (error: unknown, request: Request) => Promise<{ response: Response }>>();
 /** What a failure's answer gets: `Vary: Origin`, never a CORS header. */
 const FAILED = Object.freeze({ headers: Object.freeze([]), vary: Object.freeze(['Origin']) });

@@ -401,8 +401,8 @@ function end(c: Context, status: number, body: string, plan: Pick<CorsPlan, 'hea
 
 const FAILED = { headers: [['Content-Type', 'text/plain; charset=utf-8']], vary: ['Origin'] } as const;
 
-/** The contexts an inner ampCors decided after an outer one (app-wide, then on a path): the outer then leaves the answer alone (core's nested-policies.ts). */
-const innermost = new InnermostDecisions<Context>();
+/** The contexts an inner ampCors decided after an outer one (app-wide, then on a path): the outer then leaves the answer alone (core's nested-policies.ts; one table per realm, 6.). */
+const innermost = InnermostDecisions.inRealm<Context>('@ampcors/hono');
 
 /**
  * Creates the ampcors middleware for Hono 4. With `publishers` (or `verifier`): trusts the publisher's origins and
