@@ -63,8 +63,8 @@ export type KoaOriginFunction<C extends KoaContextLike = KoaContextLike> = KoaCo
  */
 export type KoaAmpCorsOptions = KoaCorsOptions<KoaContextLike>;
 
-/** The contexts an inner ampCors decided after an outer one: the outer then leaves the headers of a later error alone (core's nested-policies.ts). */
-const innermost = new InnermostDecisions<KoaContextLike>();
+/** The contexts an inner ampCors decided after an outer one: the outer then leaves the headers of a later error alone (core's nested-policies.ts; one table per realm, shared by every copy of this package, rule 6). */
+const innermost = InnermostDecisions.inRealm<KoaContextLike>('@ampcors/koa');
 
 /** A Koa middleware. */
 export type AmpCorsKoaMiddleware = (ctx: KoaContextLike, next: () => Promise<unknown>) => Promise<void>;
