@@ -152,6 +152,7 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       // error handler before ampCors keeps the response's headers, so this plan is put back first (attacker's review,
       // session 17: the upstream's echo of a denied Origin, with credentials, stayed on the error answer).
       const copied = responseBodiesSet ? copiedHeaders.get(ctx.res) : undefined;
+      decisions.set(ctx.res, { headers: plan.headers, vary: plan.vary });
       if (copied !== undefined && !ctx.res.headersSent && !grantedLater(ctx.res, copied, plan.headers)) {
         keepDecision(ctx.res, copied, plan.headers, plan.vary);
         throw cors.errorAfter(error, plan);
@@ -163,11 +164,12 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
     const copied = responseBodiesSet ? copiedHeaders.get(ctx.res) : undefined;
     const body = copied === undefined ? ctx.body : undefined;
     const brought = copied ?? (typeof body === 'object' && body !== null && body instanceof Response ? body.headers : undefined);
-    if (brought !== undefined && !ctx.res.headersSent && !innermost.overruled(ctx, cors)) {
+    if (innermost.overruled(ctx, cors)) return;
+    const later = lastTakeBack(ctx.res);
+    if (brought !== undefined && !ctx.res.headersSent) {
       // A later layer of another framework on ctx.res (an Express ampCors run on ctx.req/ctx.res, an @hono/node-server listener)
       // decided: its headers, not this plan, are put back when it took a grant back; when it granted where this plan did not
       // (seen on the response while the body brings no grant), none of the body's CORS headers stay (core's nested-policies.ts, 4.).
-      const later = lastTakeBack(ctx.res);
       keepDecision(
         ctx.res,
         brought,
@@ -175,6 +177,8 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
         plan.vary,
       );
     }
+    // A Response an outer middleware sets after this one returned (a fallback proxy after `next()`) is met by the setter.
+    if (responseBodiesWatched) decisions.set(ctx.res, { headers: later !== takenBack ? (later as TakeBack).headers : plan.headers, vary: plan.vary });
   };
 }
 
@@ -186,6 +190,15 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
  * `Headers` still says that one was set (its `Vary` replaced ampCors's).
  */
 const copiedHeaders = new WeakMap<object, Headers>();
+/**
+ * What decided each Koa response's CORS headers when its ampCors returned (its plan's, or a later layer's that took the
+ * grant back), keyed by the Node response: a Fetch `Response` that a middleware before ampCors sets as the body after
+ * ampCors returned (a fallback proxy after `next()`, an error page in a `catch`; attacker's review, session 17) has its
+ * CORS headers put back over by the watched setter. Kept only once a prototype is watched.
+ */
+const decisions = new WeakMap<object, { readonly headers: ReadonlyArray<readonly [string, string]> | null; readonly vary: readonly string[] }>();
+/** Whether any app's response prototype has its `body` setter watched (until then, no decision is kept). */
+let responseBodiesWatched = false;
 /** Whether a Fetch `Response` was ever set as a Koa body in this process (until then, the middleware looks nothing up). */
 let responseBodiesSet = false;
 /** The prototype (an app's `app.response`) of the last Koa response seen: the common path compares it and does nothing else. */
@@ -208,13 +221,19 @@ function watchResponseBodies(prototype: unknown): void {
   const set = descriptor?.set;
   if (descriptor === undefined || set === undefined || (owner === prototype && descriptor.configurable !== true)) return;
   try {
+    responseBodiesWatched = true;
     Object.defineProperty(prototype, 'body', {
       configurable: true,
       enumerable: descriptor.enumerable === true,
       get: descriptor.get,
       set(this: { readonly res?: unknown }, value: unknown) {
-        if (typeof value === 'object' && value !== null && value instanceof Response) noteCopied(this.res, value.headers);
+        if (!(typeof value === 'object' && value !== null && value instanceof Response)) return set.call(this, value);
+        noteCopied(this.res, value.headers);
         set.call(this, value);
+        // Set after ampCors returned (by a middleware before it: a fallback proxy, an error page): what decided is put back now.
+        const res = this.res as ServerResponse;
+        const decided = decisions.get(res);
+        if (decided !== undefined && !res.headersSent) keepDecision(res, value.headers, decided.headers, decided.vary);
       },
     });
   } catch {
