@@ -228,7 +228,13 @@ function sameShape(text: string, variant: 0 | 1, hex = true): string {
  *     `my-app.netlify.app`); then the top-level domain (`example.qqq`,
  *     `example.co.qq`, confirmed by `.xxx`, `.xx`; an IDN one becomes
  *     ASCII text, `xn--p1ai` → `qq--q7qq`): a wildcard top-level domain
- *     (`example\.[a-z]{2,6}`). These suffixes are none the list holds
+ *     (`example\.[a-z]{2,6}`); an IDN label also becomes text of its
+ *     Unicode form's script and length, written back in punycode
+ *     (`пример.жж` and `пример.юю` for `пример.рф`, `例子.书书` for
+ *     `例子.中国`; {@link sameScriptLabel}): a function trusting the brand
+ *     under any top-level domain of its script on the host read in Unicode
+ *     (`/^пример\.[а-яё]+$/u`, `/^例子\.\p{Script=Han}+$/u`; attacker's
+ *     review, session 17). These suffixes are none the list holds
  *     (nobody can register `example.qq.uk`): they show a pattern; (i)
  *     shows a function that knows which suffixes exist;
  * (g) for an IP host, each part of the address varied, each variant
@@ -398,17 +404,20 @@ function nameLookAlikes(origin: ParsedOrigin): LookAlike[] {
     const suffixLabel = rest.slice(from, to);
     const after = rest.slice(to);
     from = to + 1;
-    const first = sameShapeLabel(suffixLabel, 0);
-    // Two labels or more to its right: under a public suffix only (a PSL wildcard rule, `*.compute.amazonaws.com`, may make the variant one).
-    if (after.indexOf('.', 1) > 0) {
-      const ruled = getPublicSuffix(first + after, { allowPrivateDomains: true, extractHostname: false }) ?? '';
-      if (ruled.length < after.length - 1) continue;
+    // ASCII text of its length; an IDN label also text of its Unicode form's script and length (`рф` → `жж`, `例子.中国` → `例子.书书`).
+    const variants = [[sameShapeLabel(suffixLabel, 0), sameShapeLabel(suffixLabel, 1)], sameScriptLabel(suffixLabel)];
+    for (const [first, second] of variants.filter((pair) => pair !== undefined)) {
+      // Two labels or more to its right: under a public suffix only (a PSL wildcard rule, `*.compute.amazonaws.com`, may make the variant one).
+      if (after.indexOf('.', 1) > 0) {
+        const ruled = getPublicSuffix(first + after, { allowPrivateDomains: true, extractHostname: false }) ?? '';
+        if (ruled.length < after.length - 1) continue;
+      }
+      found.push({
+        origin: under(label, before + first + after),
+        confirm: under(label, before + second + after),
+        mistake: after === '' ? 'a wildcard top-level domain' : 'a wildcard over a label of the public suffix (another registrable name)',
+      });
     }
-    found.push({
-      origin: under(label, before + first + after),
-      confirm: under(label, before + sameShapeLabel(suffixLabel, 1) + after),
-      mistake: after === '' ? 'a wildcard top-level domain' : 'a wildcard over a label of the public suffix (another registrable name)',
-    });
   }
   // (i) A suffix the list holds replaced whole by real ones, each confirmed by a second: generic top-level domains drawn
   // once per process (two pairs), then, for a suffix of two labels, other rules under its top-level domain in its section.
@@ -576,6 +585,72 @@ function extended(host: string): string {
  */
 function sameShapeLabel(label: string, variant: 0 | 1): string {
   return label.replace(/[a-z]+|[0-9]+/g, (run) => sameShape(run, variant, false));
+}
+
+/**
+ * The letters kind (f) of {@link lookAlikes} writes for a character of a
+ * script, by code point range: [first, last, then two stand-in pairs as
+ * {@link SAME_SHAPE}'s, one per variant] (Cyrillic `ж`/`ш` and `ю`/`ц`, Han
+ * `书`/`画` and `鱼`/`鸟`...). Letters only, so that a right-to-left label
+ * stays one (the Bidi rule, RFC 5893 2) and no joiner or mark is left without
+ * its context.
+ */
+const SCRIPT_STAND_INS: ReadonlyArray<readonly [number, number, string, string, string, string]> = [
+  [0x0370, 0x03ff, 'α', 'β', 'γ', 'δ'],
+  [0x0400, 0x04ff, 'ж', 'ш', 'ю', 'ц'],
+  [0x0530, 0x058f, 'ա', 'բ', 'գ', 'դ'],
+  [0x0590, 0x05ff, 'א', 'ב', 'ג', 'ד'],
+  [0x0600, 0x06ff, 'ب', 'ت', 'س', 'ش'],
+  [0x0900, 0x097f, 'क', 'ख', 'ग', 'घ'],
+  [0x0980, 0x09ff, 'ক', 'খ', 'গ', 'ঘ'],
+  [0x0a00, 0x0a7f, 'ਕ', 'ਖ', 'ਗ', 'ਘ'],
+  [0x0a80, 0x0aff, 'ક', 'ખ', 'ગ', 'ઘ'],
+  [0x0b00, 0x0b7f, 'କ', 'ଖ', 'ଗ', 'ଘ'],
+  [0x0b80, 0x0bff, 'க', 'ங', 'ச', 'ஞ'],
+  [0x0c00, 0x0c7f, 'క', 'ఖ', 'గ', 'ఘ'],
+  [0x0c80, 0x0cff, 'ಕ', 'ಖ', 'ಗ', 'ಘ'],
+  [0x0d00, 0x0d7f, 'ക', 'ഖ', 'ഗ', 'ഘ'],
+  [0x0d80, 0x0dff, 'ක', 'ඛ', 'ග', 'ඝ'],
+  [0x0e00, 0x0e7f, 'ก', 'ข', 'ค', 'ง'],
+  [0x10a0, 0x10ff, 'ა', 'ბ', 'გ', 'დ'],
+  [0x3040, 0x309f, 'あ', 'い', 'う', 'え'],
+  [0x30a0, 0x30ff, 'ア', 'イ', 'ウ', 'エ'],
+  [0x3400, 0x4dbf, '书', '画', '鱼', '鸟'],
+  [0x4e00, 0x9fff, '书', '画', '鱼', '鸟'],
+  [0xac00, 0xd7a3, '가', '나', '다', '라'],
+  [0x20000, 0x3134f, '书', '画', '鱼', '鸟'],
+];
+
+/**
+ * Kind (f) of {@link lookAlikes} in an IDN (`xn--`) label's script: its
+ * Unicode form with each character replaced by a letter of the same script
+ * ({@link SCRIPT_STAND_INS}; an ASCII letter or digit as {@link sameShape},
+ * a hyphen kept), differing at every character, written back in punycode,
+ * one per variant (`xn--p1ai`, `рф` → `жж` and `юю`). Undefined when the
+ * label is no punycode, holds a character of no script listed, or either
+ * variant outgrows a DNS label: its ASCII variants stand alone then.
+ */
+function sameScriptLabel(label: string): [string, string] | undefined {
+  const text = label.startsWith('xn--') ? unicodeLabel(label) : undefined;
+  if (text === undefined) return undefined;
+  const pair: string[] = [];
+  for (const variant of [0, 1] as const) {
+    let out = '';
+    for (const char of text) {
+      const code = char.codePointAt(0) as number;
+      const range = SCRIPT_STAND_INS.find(([first, last]) => code >= first && code <= last);
+      if (range !== undefined) {
+        const [standIn, instead] = variant === 0 ? [range[2], range[3]] : [range[4], range[5]];
+        out += char === standIn ? instead : standIn;
+      } else if (/^[a-z0-9]$/.test(char)) out += sameShape(char, variant, false);
+      else if (char === '-') out += char;
+      else return undefined;
+    }
+    const written = `xn--${punycodeEncode(out)}`;
+    if (written.length > MAX_LABEL_LENGTH) return undefined;
+    pair.push(written);
+  }
+  return pair as [string, string];
 }
 
 /**
