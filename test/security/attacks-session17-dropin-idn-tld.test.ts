@@ -10,7 +10,7 @@ import { domainToUnicode } from 'node:url';
 import { lookAlikes } from '@ampcors/core/legacy-origin-option';
 import { parseOrigin } from '@ampcors/core/origin-header';
 import { describe, expect, it } from 'vitest';
-import { ADAPTERS, attackerReads, type Seen } from './look-alike-adapters.js';
+import { ADAPTERS, ascii, attackerReads, readsWithCredentials } from './look-alike-adapters.js';
 
 const unicodeHost = (origin: string): string => {
   try {
@@ -19,10 +19,6 @@ const unicodeHost = (origin: string): string => {
     return '';
   }
 };
-/** The host a browser sends for a Unicode name (its punycode form). */
-const ascii = (unicode: string): string => new URL(`https://${unicode}`).hostname;
-const readsWithCredentials = (seen: Seen | 'refused at construction', origin: string): boolean =>
-  seen !== 'refused at construction' && seen.acao === origin && seen.credentials === 'true';
 
 const CASES = [
   // Brand under any Cyrillic TLD (пример.рф, пример.рус, пример.москва...): the attacker registers пример.онлайн.

@@ -22,7 +22,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { toUnicode as tr46ToUnicode } from 'tr46';
 import { describe, expect, it } from 'vitest';
-import { ADAPTERS, attackerReads, type Seen } from './look-alike-adapters.js';
+import { ADAPTERS, ascii, attackerReads, readsWithCredentials } from './look-alike-adapters.js';
 
 /** The two ways a function reads a host in Unicode: Node's URL helper and UTS #46 (tr46); '' for a host neither reads. */
 const READERS = {
@@ -42,13 +42,6 @@ const unicodeHost = (origin: string, reader: Reader = 'domainToUnicode'): string
     return '';
   }
 };
-
-/** The host a browser sends for a Unicode name (its punycode form). */
-const ascii = (unicode: string): string => new URL(`https://${unicode}`).hostname;
-
-/** Whether the response let the browser read it with credentials as `origin`. */
-const readsWithCredentials = (seen: Seen | 'refused at construction', origin: string): boolean =>
-  seen !== 'refused at construction' && seen.acao === origin && seen.credentials === 'true';
 
 const CASES = [
   // An IDN brand, its subdomains compared in Unicode with the suffix's dot missing.

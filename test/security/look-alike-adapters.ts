@@ -105,3 +105,10 @@ export async function attackerReads(adapter: Adapter, origin: unknown, from: str
     return 'refused at construction';
   }
 }
+
+/** The host a browser sends for a Unicode name (its punycode form). */
+export const ascii = (unicode: string): string => new URL(`https://${unicode}`).hostname;
+
+/** Whether the response let the browser read it with credentials as `origin`. */
+export const readsWithCredentials = (seen: Seen | 'refused at construction', origin: string): boolean =>
+  seen !== 'refused at construction' && seen.acao === origin && seen.credentials === 'true';
