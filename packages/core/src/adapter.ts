@@ -85,7 +85,7 @@ export {
   corsPackagePolicies,
   createCorsPackagePolicy,
 } from './drop-in-cors.js';
-export { lazyProperty, type OriginRewriter, originRewriter } from './asked-origin.js';
+export { exhaustedRewrites, lazyProperty, type OriginRewriter, originRewriter } from './asked-origin.js';
 export { guardedDelegatePolicies, type RequestAbout } from './delegate-guard.js';
 export {
   clearEarlierCorsHeaders,

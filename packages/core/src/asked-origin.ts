@@ -109,6 +109,36 @@ const MAX_DECODES = 5;
 /** 2. How many replacement rounds one value gets at most (each at the first decoding of either series still showing the real origin). */
 const MAX_ROUNDS = 2 * (MAX_DECODES + 1);
 
+/**
+ * 2. The work one value may cost, in characters read across its readings and
+ * rounds: {@link BUDGET_PER_CHARACTER} per raw character plus
+ * {@link BUDGET_BASE}. A value packed with escapes of every kind has many
+ * readings (attacker's review, session 17: 16 kB of mixed escapes cost
+ * ~100-200 ms per question, ~200 characters read per character, and a
+ * credentialed allow asks ~15 questions); past the budget the search stops
+ * ({@link exhaustedRewrites}). The tests' values, up to three layers of
+ * mixed escapes, cost up to ~85 per character, all under the budget.
+ */
+const BUDGET_PER_CHARACTER = 64;
+/** 2. See {@link BUDGET_PER_CHARACTER}: a short value may cost more per character (the tests' values of 1.5 kB cost up to ~105 000). */
+const BUDGET_BASE = 1 << 18;
+/** Thrown inside a rewrite whose budget ran out; caught by the rewrite. */
+const EXHAUSTED: unique symbol = Symbol('ampcors rewrite budget exhausted');
+/** How many rewrites ran out of budget so far (see {@link exhaustedRewrites}). */
+let exhausted = 0;
+
+/**
+ * How many value rewrites ran out of their work budget since the process
+ * started. A rewrite that runs out returns the value as far as rewritten,
+ * which may still show the real origin or show none: a question about a
+ * request holding such a value is unknown, and the guard reading this count
+ * before and after it withholds credentials from that request (it never
+ * counts as an answer, in either direction).
+ */
+export function exhaustedRewrites(): number {
+  return exhausted;
+}
+
 /** 1. Headers never rewritten: the server's own host, and cookies the server set (4). */
 const UNTOUCHED_HEADERS: ReadonlySet<string> = new Set(['host', ':authority', 'cookie']);
 /** 1. Proxy headers naming the server's own host: only the real origin is replaced in them, never its host. */
@@ -713,6 +743,7 @@ class Rewriter implements OriginRewriter {
 
   /** 2–3. The replacements of the real origin (and host) that `form` shows, in raw characters, in order. */
   private found(form: Reading, host: boolean, deeper: boolean): Replacement[] {
+    this.charge(form.text.length);
     const [pattern, replacedBy] = host ? this.withHost : this.originOnly;
     const found: Replacement[] = [];
     // 5. A match inside a run holding an escape is left to the next decoding (`0.0.0.0%58` is `0.0.0.0x`, the real host
@@ -826,6 +857,7 @@ class Rewriter implements OriginRewriter {
     // Whether a decoding so far holds an escape only another kind of decoding reads.
     let others = false;
     for (let decodes = 0; ; decodes++) {
+      this.charge(text.length);
       others ||= otherEscapes(text);
       const mapped = MAPPED.test(text);
       const form = (of: Reading | null) =>
@@ -873,6 +905,7 @@ class Rewriter implements OriginRewriter {
     const seen = new Map<string, Array<{ readonly reading: Reading; readonly decodes: number; readonly unescaped: boolean }>>();
     const visit = (reading: Reading, decodes: number, unescaped: boolean) => {
       const { text } = reading;
+      this.charge(text.length);
       const before = seen.get(text);
       if (before?.some((one) => one.decodes <= decodes && (one.unescaped || !unescaped) && sameSpans(one.reading, reading))) return;
       if (before === undefined) seen.set(text, [{ reading, decodes, unescaped }]);
@@ -893,6 +926,7 @@ class Rewriter implements OriginRewriter {
   /** 2. A URL component (or header value) about the asked origin: the raw characters showing the real origin replaced by the asked one, written literally. */
   private component(raw: string, host: boolean): string {
     if (!this.hint.test(raw)) return raw;
+    this.left = BUDGET_PER_CHARACTER * raw.length + BUDGET_BASE;
     let text = raw;
     if (!raw.includes('%') && !MAPPED.test(raw)) {
       // A plain value: its one reading replaced at once (5: with its runs spelling the real host otherwise, `http://3405803781`,
@@ -904,12 +938,26 @@ class Rewriter implements OriginRewriter {
       // Replaced by strings that cannot make the real one with their neighbours (or not replaced): nothing else shows it.
       if (text === raw || this.oneRound) return text;
     }
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const found = this.replacements(text, host);
-      if (found.length === 0) return text;
-      text = replaced(text, found);
+    try {
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        const found = this.replacements(text, host);
+        if (found.length === 0) return text;
+        text = replaced(text, found);
+      }
+    } catch (error) {
+      if (error !== EXHAUSTED) throw error;
+      exhausted += 1;
     }
     return text;
+  }
+
+  /** 2. The work left to the value being rewritten, in characters ({@link BUDGET_PER_CHARACTER}); set by each rewrite (they run one at a time). */
+  private left = 0;
+
+  /** 2. Spends `characters` of the budget; throws {@link EXHAUSTED} past it. */
+  private charge(characters: number): void {
+    this.left -= characters;
+    if (this.left < 0) throw EXHAUSTED;
   }
 
   header(name: string, value: string): string {
@@ -923,7 +971,10 @@ class Rewriter implements OriginRewriter {
 
   url(url: string): string {
     if (url === this.lastUrl) return this.lastUrlAbout;
+    const before = exhausted;
     const about = this.urlOnce(url);
+    // A URL whose rewrite ran out of budget is not kept: each question reading it counts it again (exhaustedRewrites).
+    if (exhausted !== before) return about;
     this.lastUrl = url;
     this.lastUrlAbout = about;
     return about;
@@ -999,3 +1050,4 @@ export function lazyProperty(compute: () => unknown): PropertyDescriptor {
     configurable: true,
   };
 }
+

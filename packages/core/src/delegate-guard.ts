@@ -87,7 +87,8 @@ import type { CorsDecision } from './cors-policy.js';
 import type { CorsRequest } from './cors-response.js';
 import { type CorsPackageDelegate, type CorsPackageOptions, type CorsPackagePolicy, corsPackagePolicies } from './drop-in-cors.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
-import { askedInTurn, canaryLike, isUnansweredRefusal, type LookAlike, lookAlikes, QUESTION_TIMEOUT_MS, unansweredRefusal } from './legacy-origin-option.js';
+import { exhaustedRewrites } from './asked-origin.js';
+import { askedInTurn, canaryLike, exhaustedRefusal, isUnansweredRefusal, type LookAlike, lookAlikes, QUESTION_TIMEOUT_MS, unansweredRefusal } from './legacy-origin-option.js';
 import { askOriginCallback } from './origin-callback.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import { isThenable } from './request-facts.js';
@@ -311,8 +312,12 @@ export function guardedDelegatePolicies<R>(
       if (unsafe !== undefined) throw unsafe;
       // 4. An answer already checked is not asked about again.
       if (checked.has(configured)) return decision;
+      const budget = exhaustedRewrites();
       const refusal = refusalOf(req, request, origin);
       const conclude = (found: AmpCorsError | undefined): CorsDecision => {
+        // 3. A question whose request copy ran out of rewriting budget is unknown, whatever it answered: this request fails
+        // only (a concurrent request's exhausted rewrite may fail this one too, never pass it).
+        if (exhaustedRewrites() !== budget) throw exhaustedRefusal('the options delegate', origin);
         // 3. Unknown fails this request only: not remembered as unsafe, nor as checked.
         if (isUnansweredRefusal(found)) throw found;
         if (found !== undefined) throw (unsafe ??= found);

@@ -1,5 +1,6 @@
 import { decode as punycodeDecode, encode as punycodeEncode } from 'punycode/punycode.es6.js';
 import { getPublicSuffix, parse } from 'tldts';
+import { exhaustedRewrites } from './asked-origin.js';
 import { AmpCorsError } from './errors.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import { PSL_GENERIC_TLDS, PSL_SIBLINGS } from './psl-ancestors.js';
@@ -1206,7 +1207,28 @@ export function unansweredRefusal(what: string, allowed: string, question: Unans
   return error;
 }
 
-/** True for an error of {@link unansweredRefusal} (a question left unanswered), false for every other error. */
+/**
+ * The failure of a credentialed request whose guard questions were about a
+ * request holding a value too costly to rewrite (asked-origin.ts's work
+ * budget ran out, {@link exhaustedRewrites}): the question copies may still
+ * show the real origin, or show none, so the answers are unknown, and
+ * unknown never yields credentials. Like {@link unansweredRefusal}, it fails
+ * this request only and is not remembered: a request crafted to exhaust the
+ * budget must not refuse credentials to later ones.
+ *
+ * @param what - the function's name in the message
+ * @param allowed - the origin it allowed
+ */
+export function exhaustedRefusal(what: string, allowed: string): AmpCorsError {
+  const error = new AmpCorsError(
+    'unsafe-configuration',
+    `${what} allowed ${allowed} with credentials, but the request holds a value too costly to rewrite for its look-alike questions (escapes of many kinds, over ampcors's work budget); credentials withheld from this request (the next one is asked again)`,
+  );
+  UNANSWERED_REFUSALS.add(error);
+  return error;
+}
+
+/** True for an error of {@link unansweredRefusal} (a question left unanswered) or {@link exhaustedRefusal}, false for every other error. */
 export function isUnansweredRefusal(error: unknown): boolean {
   return typeof error === 'object' && error !== null && UNANSWERED_REFUSALS.has(error);
 }
@@ -1456,12 +1478,17 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
       // Asked only when an answer can matter: a canonical Origin, or the source origin of a same-origin request.
       const sameOrigin = !parsed.ok && parsed.reason === 'missing' && context?.ampSameOrigin === 'true';
       if (origin === null && !(sameOrigin && source !== null)) return judgeWithOriginMatcher(NOTHING, raw, context);
+      // 2–3. A question whose copy of the request ran out of rewriting budget is unknown (counted from here: the Origin's own
+      // question copies nothing; a concurrent request's exhausted rewrite may fail this one too, never pass it).
+      const budget = exhaustedRewrites();
       // 2. The Origin's own answer, then the source origin's.
       return then(origin === null ? false : ask(origin), (answer) => {
         const matcher = origin === null ? NOTHING : compileOriginOption((answer ?? false) as OriginOption, { credentials: withCredentials, perRequest: true });
         const originAllowed = origin !== null && matcher(origin);
         const sourceAllowed = source === null ? false : source === origin ? originAllowed : allowsWithin(ask, source);
-        return then(sourceAllowed, (sourceOk) => {
+        return then(sourceAllowed, (sourceAnswer) => {
+          // An unknown source origin is not allowed.
+          const sourceOk = sourceAnswer && (source === origin || exhaustedRewrites() === budget);
           const judged = judgeWithOriginMatcher((candidate) => (candidate === origin ? originAllowed : candidate === source && sourceOk), raw, context);
           // An answer that allows any origin (`true`, `'*'`) checked nothing: the verdict says so (a drop-in may answer it with the literal *).
           const verdict: Verdict =
@@ -1471,6 +1498,8 @@ export function guardOriginFunction(probe: OriginAsk, credentials: boolean): Ori
           if (shown !== undefined) throw lookAlikeRefusal('the origin function', ...shown);
           const canary = canaryLike(parsed);
           return then(firstAllowed(ask, [canary, ...lookAlikes(parsed)]), (found) => {
+            // Unknown: this request fails, and nothing is remembered (whatever the answers were).
+            if (exhaustedRewrites() !== budget) throw exhaustedRefusal('the origin function', origin as string);
             if (found === undefined) return verdict;
             if (typeof found === 'string') throw refusal(found);
             // Unknown: this request fails, and nothing is remembered.
