@@ -10,8 +10,10 @@
  */
 import { exhaustedRewrites, originRewriter, type OriginRewriter } from '@ampcors/core/adapter';
 import { ampCors as expressAmpCors } from '@ampcors/express';
+import { ampCors as honoAmpCors } from '@ampcors/hono';
 import { ampCors as koaAmpCors } from '@ampcors/koa';
 import express from 'express';
+import { Hono } from 'hono';
 import Koa from 'koa';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -52,6 +54,21 @@ function koaApp(): Koa {
   });
   return app;
 }
+function honoApp(): Hono {
+  const app = new Hono();
+  app.use(
+    '/api',
+    honoAmpCors({
+      origin: ((origin: string, c: import('hono').Context) => {
+        void String(c.req.query('q'));
+        return origin === ALLOWED ? ALLOWED : null;
+      }) as never,
+      credentials: true,
+    }) as never,
+  );
+  app.get('/api', (c) => c.json({ secret: 1 }));
+  return app;
+}
 const APPS: ReadonlyArray<readonly [string, () => (target: string) => Promise<Seen>]> = [
   [
     'express',
@@ -70,6 +87,19 @@ const APPS: ReadonlyArray<readonly [string, () => (target: string) => Promise<Se
       return async (target) => {
         const res = await request(app).get(target).set({ Origin: ALLOWED, Cookie: 'session=victim' });
         return { acao: res.headers['access-control-allow-origin'], credentials: res.headers['access-control-allow-credentials'] };
+      };
+    },
+  ],
+  [
+    'hono',
+    () => {
+      const app = honoApp();
+      return async (target) => {
+        const res = await app.request(`http://api.example.test${target}`, { headers: { Origin: ALLOWED, Cookie: 'session=victim' } });
+        return {
+          acao: res.headers.get('access-control-allow-origin') ?? undefined,
+          credentials: res.headers.get('access-control-allow-credentials') ?? undefined,
+        };
       };
     },
   ],
