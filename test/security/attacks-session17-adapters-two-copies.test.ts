@@ -43,13 +43,23 @@ async function twoCopies() {
 /** Each way two copies nest: the outer copy's layer over the inner copy's denying one. */
 type Copy = Awaited<ReturnType<typeof twoCopies>>['a'];
 const nestings: ReadonlyArray<readonly [string, (outer: Copy, inner: Copy) => (request: Request) => Promise<Response> | Response]> = [
-  ['Fetch withAmpCors over Fetch withAmpCors', (outer, inner) => outer.fetch.withAmpCors(inner.fetch.withAmpCors(() => new Response('secret'), INNER), OUTER)],
+  [
+    'Fetch withAmpCors over Fetch withAmpCors',
+    (outer, inner) =>
+      outer.fetch.withAmpCors(
+        inner.fetch.withAmpCors(() => new Response('secret'), INNER),
+        OUTER,
+      ),
+  ],
   [
     'Hono ampCors app-wide, app.mount of a Fetch withAmpCors',
     (outer, inner) => {
       const app = new Hono();
       app.use(outer.hono.ampCors(OUTER));
-      app.mount('/admin', inner.fetch.withAmpCors(() => new Response('secret'), INNER));
+      app.mount(
+        '/admin',
+        inner.fetch.withAmpCors(() => new Response('secret'), INNER),
+      );
       return (request) => app.fetch(request);
     },
   ],
@@ -85,11 +95,17 @@ describe('a copy that meets the shared state of another version', () => {
     delete (globalThis as Record<symbol, unknown>)[REALM];
     vi.resetModules();
     const b = { fetch: await import('@ampcors/fetch'), hono: await import('@ampcors/hono') };
-    const response = await a.fetch.withAmpCors(b.fetch.withAmpCors(() => new Response('secret'), INNER), OUTER)(fromPartner());
+    const response = await a.fetch.withAmpCors(
+      b.fetch.withAmpCors(() => new Response('secret'), INNER),
+      OUTER,
+    )(fromPartner());
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     // The publisher, allowed by both, is still allowed.
-    const allowed = await a.fetch.withAmpCors(b.fetch.withAmpCors(() => new Response('secret'), INNER), OUTER)(fromPublisher());
+    const allowed = await a.fetch.withAmpCors(
+      b.fetch.withAmpCors(() => new Response('secret'), INNER),
+      OUTER,
+    )(fromPublisher());
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://example.com');
   });
 });
@@ -129,33 +145,41 @@ type NodeCopy = Awaited<ReturnType<typeof twoNodeCopies>>['a'];
 const koaBodies = [
   ['a string', (ctx: Koa.Context) => void (ctx.body = 'secret')],
   ['a Fetch Response', (ctx: Koa.Context) => void (ctx.body = new Response('secret'))],
-  ['a Fetch Response with a grant of its own', (ctx: Koa.Context) => void (ctx.body = new Response('secret', { headers: { 'Access-Control-Allow-Origin': PARTNER, 'Access-Control-Allow-Credentials': 'true' } }))],
-  ['an error', () => {
-    throw Object.assign(new Error('secret'), { status: 418, expose: true });
-  }],
+  [
+    'a Fetch Response with a grant of its own',
+    (ctx: Koa.Context) =>
+      void (ctx.body = new Response('secret', { headers: { 'Access-Control-Allow-Origin': PARTNER, 'Access-Control-Allow-Credentials': 'true' } })),
+  ],
+  [
+    'an error',
+    () => {
+      throw Object.assign(new Error('secret'), { status: 418, expose: true });
+    },
+  ],
 ] as const;
-const nodeNestings: ReadonlyArray<readonly [string, (outer: NodeCopy, inner: NodeCopy, body: (typeof koaBodies)[number][1]) => Parameters<typeof request>[0]]> = [
+const nodeNestings: ReadonlyArray<readonly [string, (outer: NodeCopy, inner: NodeCopy, body: (typeof koaBodies)[number][1]) => Parameters<typeof request>[0]]> =
   [
-    'Express ampCors app-wide, Express ampCors on /admin',
-    (outer, inner) => {
-      const app = express();
-      app.use(outer.express.ampCors(OUTER));
-      app.use('/admin', inner.express.ampCors(INNER));
-      app.get('/admin/secret', (_req, res) => void res.send('secret'));
-      return app;
-    },
-  ],
-  [
-    'Koa ampCors app-wide, Koa ampCors on /admin',
-    (outer, inner, body) => {
-      const app = new Koa();
-      const admin = inner.koa.ampCors(INNER);
-      app.use(outer.koa.ampCors(OUTER));
-      app.use((ctx, next) => (ctx.path.startsWith('/admin') ? admin(ctx, () => Promise.resolve(body(ctx))) : next()));
-      return app.callback();
-    },
-  ],
-];
+    [
+      'Express ampCors app-wide, Express ampCors on /admin',
+      (outer, inner) => {
+        const app = express();
+        app.use(outer.express.ampCors(OUTER));
+        app.use('/admin', inner.express.ampCors(INNER));
+        app.get('/admin/secret', (_req, res) => void res.send('secret'));
+        return app;
+      },
+    ],
+    [
+      'Koa ampCors app-wide, Koa ampCors on /admin',
+      (outer, inner, body) => {
+        const app = new Koa();
+        const admin = inner.koa.ampCors(INNER);
+        app.use(outer.koa.ampCors(OUTER));
+        app.use((ctx, next) => (ctx.path.startsWith('/admin') ? admin(ctx, () => Promise.resolve(body(ctx))) : next()));
+        return app.callback();
+      },
+    ],
+  ];
 
 for (const [name, nest] of nodeNestings)
   for (const [bodyName, body] of name.startsWith('Koa') ? koaBodies : koaBodies.slice(0, 1))
