@@ -1050,4 +1050,3 @@ export function lazyProperty(compute: () => unknown): PropertyDescriptor {
     configurable: true,
   };
 }
-

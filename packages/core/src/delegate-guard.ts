@@ -88,7 +88,16 @@ import type { CorsRequest } from './cors-response.js';
 import { type CorsPackageDelegate, type CorsPackageOptions, type CorsPackagePolicy, corsPackagePolicies } from './drop-in-cors.js';
 import { AmpCorsError, isAmpCorsError } from './errors.js';
 import { exhaustedRewrites } from './asked-origin.js';
-import { askedInTurn, canaryLike, exhaustedRefusal, isUnansweredRefusal, type LookAlike, lookAlikes, QUESTION_TIMEOUT_MS, unansweredRefusal } from './legacy-origin-option.js';
+import {
+  askedInTurn,
+  canaryLike,
+  exhaustedRefusal,
+  isUnansweredRefusal,
+  type LookAlike,
+  lookAlikes,
+  QUESTION_TIMEOUT_MS,
+  unansweredRefusal,
+} from './legacy-origin-option.js';
 import { askOriginCallback } from './origin-callback.js';
 import { type ParsedOrigin, parseOrigin } from './origin-header.js';
 import { isThenable } from './request-facts.js';
