@@ -152,7 +152,7 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       // error handler before ampCors keeps the response's headers, so this plan is put back first (attacker's review,
       // session 17: the upstream's echo of a denied Origin, with credentials, stayed on the error answer).
       const copied = responseBodiesSet ? copiedHeaders.get(ctx.res) : undefined;
-      decisions.set(ctx.res, { headers: plan.headers, vary: plan.vary });
+      (ctx.res as Decided)[DECIDED] = plan;
       if (copied !== undefined && !ctx.res.headersSent && !grantedLater(ctx.res, copied, plan.headers)) {
         keepDecision(ctx.res, copied, plan.headers, plan.vary);
         throw cors.errorAfter(error, plan);
@@ -178,7 +178,7 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
       );
     }
     // A Response an outer middleware sets after this one returned (a fallback proxy after `next()`) is met by the setter.
-    if (responseBodiesWatched) decisions.set(ctx.res, { headers: later !== takenBack ? (later as TakeBack).headers : plan.headers, vary: plan.vary });
+    if (responseBodiesWatched) (ctx.res as Decided)[DECIDED] = later !== takenBack ? { headers: (later as TakeBack).headers, vary: plan.vary } : plan;
   };
 }
 
@@ -191,12 +191,15 @@ export function ampCors(options?: KoaAmpCorsOptions): AmpCorsKoaMiddleware {
  */
 const copiedHeaders = new WeakMap<object, Headers>();
 /**
- * What decided each Koa response's CORS headers when its ampCors returned (its plan's, or a later layer's that took the
- * grant back), keyed by the Node response: a Fetch `Response` that a middleware before ampCors sets as the body after
+ * What decided a Koa response's CORS headers when its ampCors returned (its plan, or a later layer's headers that took the
+ * grant back), kept on its Node response: a Fetch `Response` that a middleware before ampCors sets as the body after
  * ampCors returned (a fallback proxy after `next()`, an error page in a `catch`; attacker's review, session 17) has its
- * CORS headers put back over by the watched setter. Kept only once a prototype is watched.
+ * CORS headers put back over by the watched setter. A property of the response, set to the remembered plan: no object
+ * and no table entry per request. Kept only once a prototype is watched.
  */
-const decisions = new WeakMap<object, { readonly headers: ReadonlyArray<readonly [string, string]> | null; readonly vary: readonly string[] }>();
+const DECIDED = Symbol('ampcors.koa.decided');
+/** A Node response carrying {@link DECIDED}. */
+type Decided = { [DECIDED]?: { readonly headers: ReadonlyArray<readonly [string, string]> | null; readonly vary: readonly string[] } };
 /** Whether any app's response prototype has its `body` setter watched (until then, no decision is kept). */
 let responseBodiesWatched = false;
 /** Whether a Fetch `Response` was ever set as a Koa body in this process (until then, the middleware looks nothing up). */
@@ -232,7 +235,7 @@ function watchResponseBodies(prototype: unknown): void {
         set.call(this, value);
         // Set after ampCors returned (by a middleware before it: a fallback proxy, an error page): what decided is put back now.
         const res = this.res as ServerResponse;
-        const decided = decisions.get(res);
+        const decided = (res as Decided | undefined)?.[DECIDED];
         if (decided !== undefined && !res.headersSent) keepDecision(res, value.headers, decided.headers, decided.vary);
       },
     });
