@@ -25,10 +25,9 @@
 import type { Verdict } from '@ampcors/core';
 import { ampCors as expressCors, type ExpressAmpCorsOptions } from '@ampcors/express';
 import { ampCors as fastifyCors, type FastifyAmpCorsOptions } from '@ampcors/fastify';
-import { ampCorsOf, type FetchAmpCorsOptions, withAmpCors } from '@ampcors/fetch';
+import { withAmpCors } from '@ampcors/fetch';
 import { type AmpCorsVariables, ampCors as honoCors, type HonoAmpCorsOptions } from '@ampcors/hono';
 import { type AmpCorsState, ampCors as koaCors, type KoaAmpCorsOptions } from '@ampcors/koa';
-import { getRequestListener } from '@hono/node-server';
 import fastifyPeerCors from '@fastify/cors';
 import koaPeerCors from '@koa/cors';
 import peerCors from 'cors';
@@ -36,11 +35,13 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import Koa from 'koa';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { allowedFor, corsOf } from './cors-header-names.js';
+import { expressMounting, innerApps, koaMounting, type Listener, type Options } from './cross-framework-apps.js';
+
+const express4 = createRequire(import.meta.url)('express4') as typeof express;
 
 const PARTNER = 'https://partner.example';
 const OWN = 'https://example.com';
@@ -48,12 +49,6 @@ const OWN = 'https://example.com';
 const OUTER = { publishers: ['partner.example', 'example.com'], onDenied: 'omit' as const };
 /** The stricter policy of /admin: the publisher only. */
 const INNER = { publishers: ['example.com'], onDenied: 'omit' as const };
-
-/** The options every adapter takes here (the same shapes are given to each). */
-type Options = Readonly<Record<string, unknown>>;
-const express4 = createRequire(import.meta.url)('express4') as typeof express;
-/** A Node request listener (an app mounted on /admin sees the path below it). */
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 interface Answer {
   readonly status: number;
@@ -77,68 +72,13 @@ const failing = {
   },
 };
 
-/** The inner apps: a Node listener of a /admin app in each framework, ampCors with `inner` in it, a handler answering what it saw. */
-const INNERS: ReadonlyArray<readonly [string, (inner: Options) => Promise<Listener>]> = [
-  [
-    'Express 5',
-    async (inner) => {
-      const app = express();
-      app.use(expressCors(inner as ExpressAmpCorsOptions));
-      app.use((req, res) => void res.json(body(req.ampCors)));
-      return app as unknown as Listener;
-    },
-  ],
-  [
-    'Express 4',
-    async (inner) => {
-      const app = express4();
-      app.use(expressCors(inner as ExpressAmpCorsOptions));
-      app.use((req, res) => void res.json(body(req.ampCors)));
-      return app as unknown as Listener;
-    },
-  ],
-  [
-    'Koa (callback)',
-    async (inner) => {
-      const app = new Koa<AmpCorsState>();
-      app.silent = true;
-      app.use(koaCors(inner as KoaAmpCorsOptions));
-      app.use((ctx) => void (ctx.body = body(ctx.state.ampCors)));
-      return app.callback() as Listener;
-    },
-  ],
-  [
-    'Hono (@hono/node-server)',
-    async (inner) => {
-      const app = new Hono<{ Variables: AmpCorsVariables }>();
-      app.use('*', honoCors(inner as HonoAmpCorsOptions));
-      app.all('*', (c) => c.json(body(c.get('ampCors'))));
-      return getRequestListener(app.fetch) as Listener;
-    },
-  ],
-  [
-    'Fetch (@hono/node-server)',
-    async (inner) => getRequestListener(withAmpCors((req: Request) => Response.json(body(ampCorsOf(req)?.verdict)), inner as FetchAmpCorsOptions)) as Listener,
-  ],
-  [
-    'Fastify (routing)',
-    async (inner) => {
-      const app = Fastify();
-      await app.register(fastifyCors, inner as FastifyAmpCorsOptions);
-      app.get('/secret', async (req) => body(req.ampCors));
-      await app.ready();
-      return (req, res) => app.routing(req, res);
-    },
-  ],
-];
+const INNERS = innerApps(body);
 
 /** The outer apps: ampCors (or a peer) with `outer` on every path, the inner listener on /admin. */
 type Outer = (outer: Options, inner: Listener, peer?: 'peer') => (origin: string) => Promise<Answer>;
 
 const viaExpress: Outer = (outer, inner, peer) => {
-  const app = express();
-  app.use(peer === undefined ? expressCors(outer as ExpressAmpCorsOptions) : peerCors(outer as peerCors.CorsOptions));
-  app.use('/admin', inner);
+  const app = expressMounting(peer === undefined ? expressCors(outer as ExpressAmpCorsOptions) : peerCors(outer as peerCors.CorsOptions), inner);
   return async (origin) => {
     const r = await request(app).get('/admin/secret').set('Origin', origin);
     return { status: r.status, headers: r.headers as Record<string, string>, seen: seenOf(r.text) };
@@ -146,16 +86,7 @@ const viaExpress: Outer = (outer, inner, peer) => {
 };
 
 const viaKoa: Outer = (outer, inner, peer) => {
-  const app = new Koa();
-  app.silent = true;
-  app.use(peer === undefined ? koaCors(outer as KoaAmpCorsOptions) : koaPeerCors(outer as koaPeerCors.Options));
-  app.use((ctx) => {
-    // The inner app takes over the Node request (the way Koa mounts a foreign app), the /admin prefix stripped.
-    ctx.respond = false;
-    ctx.res.statusCode = 200;
-    ctx.req.url = (ctx.req.url ?? '').slice('/admin'.length) || '/';
-    inner(ctx.req, ctx.res);
-  });
+  const app = koaMounting(peer === undefined ? koaCors(outer as KoaAmpCorsOptions) : koaPeerCors(outer as koaPeerCors.Options), inner);
   return async (origin) => {
     const r = await request(app.callback()).get('/admin/secret').set('Origin', origin);
     return { status: r.status, headers: r.headers as Record<string, string>, seen: seenOf(r.text) };

@@ -28,16 +28,13 @@ import { ampCors as fastifyCors, type FastifyAmpCorsOptions } from '@ampcors/fas
 import { ampCorsOf, type FetchAmpCorsOptions, withAmpCors } from '@ampcors/fetch';
 import { type AmpCorsVariables, ampCors as honoCors, type HonoAmpCorsOptions } from '@ampcors/hono';
 import { type AmpCorsState, ampCors as koaCors, type KoaAmpCorsOptions } from '@ampcors/koa';
-import { getRequestListener } from '@hono/node-server';
-import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import Koa from 'koa';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { corsOf } from './cors-header-names.js';
+import { expressMounting, innerApps, koaMounting, type Listener, type Options } from './cross-framework-apps.js';
 
 const MAIL = 'https://mail.google.com';
 const NEWS = 'news@example.com';
@@ -51,10 +48,6 @@ const LEGACY_OUTER = { publishers: ['partner.example', 'example.com'], legacySou
 /** Its stricter /admin policy: the publisher only. */
 const LEGACY_INNER = { publishers: ['example.com'], onDenied: 'omit' as const };
 
-type Options = Readonly<Record<string, unknown>>;
-const express4 = createRequire(import.meta.url)('express4') as typeof express;
-/** A Node request listener (an app mounted on /admin sees the path below it). */
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 /** The request sent: its path below /admin (with a query) and its headers. */
 interface Sent {
   readonly path: string;
@@ -82,60 +75,7 @@ function trustedOf(text: string): boolean | null | undefined {
   }
 }
 
-/** The inner apps: a Node listener of a /admin app in each framework, ampCors with `inner` in it, a handler answering whether the sender it was told of is trusted. */
-const INNERS: ReadonlyArray<readonly [string, (inner: Options) => Promise<Listener>]> = [
-  [
-    'Express 5',
-    async (inner) => {
-      const app = express();
-      app.use(expressCors(inner as ExpressAmpCorsOptions));
-      app.use((req, res) => void res.json(body(req.ampCorsEmail)));
-      return app as unknown as Listener;
-    },
-  ],
-  [
-    'Express 4',
-    async (inner) => {
-      const app = express4();
-      app.use(expressCors(inner as ExpressAmpCorsOptions));
-      app.use((req, res) => void res.json(body(req.ampCorsEmail)));
-      return app as unknown as Listener;
-    },
-  ],
-  [
-    'Koa (callback)',
-    async (inner) => {
-      const app = new Koa<AmpCorsState>();
-      app.silent = true;
-      app.use(koaCors(inner as KoaAmpCorsOptions));
-      app.use((ctx) => void (ctx.body = body(ctx.state.ampCorsEmail)));
-      return app.callback() as Listener;
-    },
-  ],
-  [
-    'Hono (@hono/node-server)',
-    async (inner) => {
-      const app = new Hono<{ Variables: AmpCorsVariables }>();
-      app.use('*', honoCors(inner as HonoAmpCorsOptions));
-      app.all('*', (c) => c.json(body(c.get('ampCorsEmail'))));
-      return getRequestListener(app.fetch) as Listener;
-    },
-  ],
-  [
-    'Fetch (@hono/node-server)',
-    async (inner) => getRequestListener(withAmpCors((req: Request) => Response.json(body(ampCorsOf(req)?.email)), inner as FetchAmpCorsOptions)) as Listener,
-  ],
-  [
-    'Fastify (routing)',
-    async (inner) => {
-      const app = Fastify();
-      await app.register(fastifyCors, inner as FastifyAmpCorsOptions);
-      app.get('/secret', async (req) => body(req.ampCorsEmail));
-      await app.ready();
-      return (req, res) => app.routing(req, res);
-    },
-  ],
-];
+const INNERS = innerApps((_verdict, email) => body(email));
 
 /** The outer apps: ampCors with `outer` on every path, the inner listener on /admin. */
 type Outer = (outer: Options, inner: Listener) => (sent: Sent) => Promise<Answer>;
@@ -143,23 +83,12 @@ type Outer = (outer: Options, inner: Listener) => (sent: Sent) => Promise<Answer
 const answerOf = (r: request.Response): Answer => ({ status: r.status, headers: r.headers as Record<string, string>, trusted: trustedOf(r.text) });
 
 const viaExpress: Outer = (outer, inner) => {
-  const app = express();
-  app.use(expressCors(outer as ExpressAmpCorsOptions));
-  app.use('/admin', inner);
+  const app = expressMounting(expressCors(outer as ExpressAmpCorsOptions), inner);
   return async (sent) => answerOf(await request(app).get(`/admin${sent.path}`).set(sent.headers));
 };
 
 const viaKoa: Outer = (outer, inner) => {
-  const app = new Koa();
-  app.silent = true;
-  app.use(koaCors(outer as KoaAmpCorsOptions));
-  app.use((ctx) => {
-    // The inner app takes over the Node request (the way Koa mounts a foreign app), the /admin prefix stripped.
-    ctx.respond = false;
-    ctx.res.statusCode = 200;
-    ctx.req.url = (ctx.req.url ?? '').slice('/admin'.length) || '/';
-    inner(ctx.req, ctx.res);
-  });
+  const app = koaMounting(koaCors(outer as KoaAmpCorsOptions), inner);
   return async (sent) => answerOf(await request(app.callback()).get(`/admin${sent.path}`).set(sent.headers));
 };
 
