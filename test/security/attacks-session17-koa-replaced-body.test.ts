@@ -63,6 +63,14 @@ const UPSTREAMS: ReadonlyArray<readonly [string, (ctx: Koa3.Context) => Response
   ['no CORS header, Vary: Accept-Encoding', () => new Response('secret', { headers: { etag: '"v1"', vary: 'Accept-Encoding', 'x-upstream': '1' } })],
 ];
 
+/** A Response body replaced by its text, as text (what a middleware rewriting an upstream's answer does). */
+async function replaceByItsText(ctx: Koa3.Context): Promise<void> {
+  if (!(ctx.body instanceof Response)) return;
+  const text = await ctx.body.text();
+  ctx.type = 'text';
+  ctx.body = text;
+}
+
 /** Middleware inside ampCors replacing (or changing) the answer after the handler, each as an app would write it. */
 const REPLACERS: ReadonlyArray<readonly [string, Middleware]> = [
   [
@@ -86,11 +94,7 @@ const REPLACERS: ReadonlyArray<readonly [string, Middleware]> = [
     'the body replaced by its text',
     async (ctx, next) => {
       await next();
-      if (ctx.body instanceof Response) {
-        const text = await ctx.body.text();
-        ctx.type = 'text';
-        ctx.body = text;
-      }
+      await replaceByItsText(ctx);
     },
   ],
   [
@@ -111,11 +115,7 @@ const REPLACERS: ReadonlyArray<readonly [string, Middleware]> = [
     'the body replaced by a string, then ctx.remove of -Credentials and Vary',
     async (ctx, next) => {
       await next();
-      if (ctx.body instanceof Response) {
-        const text = await ctx.body.text();
-        ctx.type = 'text';
-        ctx.body = text;
-      }
+      await replaceByItsText(ctx);
       ctx.remove('Access-Control-Allow-Credentials');
       ctx.remove('Vary');
     },
