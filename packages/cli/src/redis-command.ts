@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CACHES, canonicalDomain, createAsyncVerifier, isAmpCorsError } from '@ampcors/core';
-import { parsePublisherRules } from '@ampcors/core/algorithms';
+import { publisherRuleCheck } from '@ampcors/core/algorithms';
 import type { RedisRegistry } from '@ampcors/redis';
 import {
   CliError,
@@ -153,10 +153,12 @@ async function collectDomains(
   const domains: string[] = [];
   const problems: Problem[] = [];
   let problemCount = 0;
+  const refused = publishers ? publisherRuleCheck(CACHES) : undefined;
   for await (const { text, lineNumber } of lines) {
     try {
       const domain = canonicalDomain(text);
-      if (publishers) parsePublisherRules([domain], CACHES);
+      const refusal = refused?.(domain);
+      if (refusal !== undefined) throw refusal;
       domains.push(domain);
     } catch (error) {
       if (!isAmpCorsError(error)) throw error;

@@ -34,5 +34,5 @@ export {
 } from './prefix-claimants.js';
 export { decodePrefix } from './reverse-origin.js';
 export { type CacheIndex, cacheIndexOf, type CacheOriginCheck, checkCacheOrigin, findCacheOfHost } from './cache-origin.js';
-export { matchesPublisher, parsePublisherRules, type PublisherRules, wildcardBaseOf } from './publisher-rules.js';
+export { matchesPublisher, parsePublisherRules, publisherRuleCheck, type PublisherRules, wildcardBaseOf } from './publisher-rules.js';
 export { buildAllowSet } from './allow-set.js';

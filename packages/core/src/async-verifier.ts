@@ -1,11 +1,10 @@
 import { checkCacheOrigin } from './cache-origin.js';
-import type { AmpCache } from './caches.js';
 import { canonicalDomain } from './domain-name.js';
 import { isHashedPrefix } from './domain-prefix.js';
 import { AmpCorsError } from './errors.js';
 import { parseOrigin } from './origin-header.js';
 import { prefixForms } from './prefix-forms.js';
-import { parsePublisherRules } from './publisher-rules.js';
+import { publisherRuleCheck } from './publisher-rules.js';
 import type { OptionKeysSpec } from './config-check.js';
 import { buildVerifier, checkedVerifier, type DeniedVerdict, type Verdict, type Verifier, type VerifierConfig, type VerifyContext } from './verifier.js';
 
@@ -76,20 +75,6 @@ function isAcceptedFormOf(prefix: string, domain: string): boolean {
 }
 
 /**
- * True when `domain` (canonical) is a domain the `publishers` option takes as an exact rule with `caches` (SPEC §5: not a
- * public suffix such as `github.io`, not at or under a cache's own domains): a source's answer is a claim, and a store
- * filled by an older version or by hand grants nothing an in-memory configuration would refuse at start-up.
- */
-function isPublisherDomainFor(domain: string, caches: readonly AmpCache[]): boolean {
-  try {
-    parsePublisherRules([domain], caches);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
  * Creates a verifier backed by an asynchronous {@link PublisherSource}: the
  * in-memory rules answer first, with no promise; only an origin they deny as
  * unknown is looked up in the source. A source that fails (throws or
@@ -109,6 +94,11 @@ export function createAsyncVerifier(config: AsyncVerifierConfig): AsyncVerifier 
   });
   const { source } = config;
   const explicitOrigins = config.origins !== undefined;
+  // A source's answer is a claim: a domain the `publishers` option refuses as an exact rule (SPEC §5: a public suffix such
+  // as `github.io`, a domain at or under a cache's own domains) grants nothing, whatever a store filled by an older
+  // version or by hand holds.
+  const refusedPublisher = publisherRuleCheck(memory.caches);
+  const isPublisherDomain = (domain: string): boolean => refusedPublisher(domain) === undefined;
 
   const fromSource = async (verdict: DeniedVerdict, origin: string, context: VerifyContext | undefined): Promise<Verdict> => {
     try {
@@ -120,12 +110,12 @@ export function createAsyncVerifier(config: AsyncVerifierConfig): AsyncVerifier 
         // A cache origin (https, default port, one label, checked once in cache-origin.ts).
         const publisherDomain = await source.publisherOfPrefix(onCache.prefix);
         if (publisherDomain === undefined || !isCanonicalDomain(publisherDomain) || !isAcceptedFormOf(onCache.prefix, publisherDomain)) return verdict;
-        if (!isPublisherDomainFor(publisherDomain, memory.caches)) return verdict;
+        if (!isPublisherDomain(publisherDomain)) return verdict;
         const reason = isHashedPrefix(onCache.prefix) ? 'cache-origin-hashed' : 'cache-origin';
         allowed = { allowed: true, origin, via: 'cache', reason, publisherDomain, cache: onCache.cache, prefix: onCache.prefix };
       } else if (onCache.reason === 'unknown-cache' && !explicitOrigins && parsed.scheme === 'https' && parsed.port === null) {
         // A publisher origin by the default rule: https://<configured domain>.
-        if (!isCanonicalDomain(parsed.host) || !isPublisherDomainFor(parsed.host, memory.caches) || !(await source.hasPublisher(parsed.host))) return verdict;
+        if (!isCanonicalDomain(parsed.host) || !isPublisherDomain(parsed.host) || !(await source.hasPublisher(parsed.host))) return verdict;
         allowed = { allowed: true, origin, via: 'publisher', reason: 'publisher-origin', publisherDomain: parsed.host };
       } else {
         return verdict;
@@ -139,7 +129,7 @@ export function createAsyncVerifier(config: AsyncVerifierConfig): AsyncVerifier 
         host.ok &&
         host.scheme === 'https' &&
         host.port === null &&
-        isPublisherDomainFor(host.host, memory.caches) &&
+        isPublisherDomain(host.host) &&
         (await source.hasPublisher(host.host))
       ) {
         return { ...allowed, sourceOrigin: source_ };

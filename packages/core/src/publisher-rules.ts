@@ -259,6 +259,22 @@ export function parsePublisherRules(publishers: readonly string[], caches: reado
 }
 
 /**
+ * The check {@link parsePublisherRules} makes of each entry, with the guards of
+ * `caches` built once: for an entry it refuses, the `AmpCorsError` it would
+ * throw for that entry alone (`publishers: …`), else `undefined`. For callers
+ * that check domains one at a time against the same caches (a registry's
+ * answers, a list read line by line).
+ */
+export function publisherRuleCheck(caches: readonly AmpCache[]): (entry: string) => AmpCorsError | undefined {
+  const guards = guardIndex(caches);
+  const out = { domain: '', wildcard: false };
+  return (entry) => {
+    const problem = problemOf(entry, guards, out);
+    return problem === undefined ? undefined : new AmpCorsError(problem.code, `publishers: ${problem.text}`);
+  };
+}
+
+/**
  * True when `domain` (canonical ASCII) is an exact rule or under a wildcard
  * rule. The wildcard rules are asked first: a small set is compared in place,
  * so a domain they cover is never hashed.

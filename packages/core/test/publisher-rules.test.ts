@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AmpCache, AmpCorsError, CACHES, createVerifier } from '../src/index.js';
-import { matchesPublisher, parsePublisherRules, wildcardBaseOf } from '../src/algorithms.js';
+import { matchesPublisher, parsePublisherRules, publisherRuleCheck, wildcardBaseOf } from '../src/algorithms.js';
 
 /** The AmpCorsError that parsing `publishers` throws. */
 function refusal(publishers: readonly unknown[], caches: readonly AmpCache[] = CACHES): AmpCorsError {
@@ -215,5 +215,39 @@ describe('wildcardBaseOf looks up only the suffixes that can be a base', () => {
     const host = `${'a.'.repeat(120)}example.org`;
     expect(wildcardBaseOf(host, rules)).toBe('example.org');
     expect(wildcardBaseOf(`${'a.'.repeat(120)}example.com`, rules)).toBeUndefined();
+  });
+});
+
+describe('publisherRuleCheck: the check of parsePublisherRules, one entry at a time', () => {
+  it('refuses exactly what parsePublisherRules refuses for that entry alone, with the same code and message', () => {
+    const check = publisherRuleCheck(CACHES);
+    const entries = [
+      'example.com',
+      '*.example.org',
+      'github.io',
+      'co.uk',
+      '*.amazonaws.com',
+      's3.amazonaws.com',
+      'cdn.ampproject.org',
+      'www.bing-amp.com',
+      'https://example.com',
+      '127.0.0.1',
+      'exa mple.com',
+      'bücher.de',
+    ];
+    for (const entry of entries) {
+      let thrown: unknown;
+      try {
+        parsePublisherRules([entry], CACHES);
+      } catch (error) {
+        thrown = error;
+      }
+      const refusal = check(entry);
+      expect(refusal === undefined, entry).toBe(thrown === undefined);
+      if (refusal !== undefined) {
+        expect(refusal).toBeInstanceOf(AmpCorsError);
+        expect([refusal.code, refusal.message], entry).toEqual([(thrown as AmpCorsError).code, (thrown as AmpCorsError).message]);
+      }
+    }
   });
 });
